@@ -1,0 +1,118 @@
+"""The lab: runs both layouts for a setting, remembers runs, and scores them.
+
+One object owns the caches (no module globals): the random draws per (seed, count), and
+the recent runs keyed by what they depend on, so that moving only a target re-scores the
+cached runs, and a sweep along one axis reuses the draws.
+"""
+
+from collections import OrderedDict
+from math import exp, log
+
+from . import layouts
+from .metrics import score
+from .settings import FIELDS, Settings
+from .workload import Draws, Workload
+
+
+class Lab:
+    def __init__(self, budget=2_000_000):
+        self.budget = budget  # requests the cached runs may hold in all (memory bound)
+        self.simulations = 0  # layouts actually simulated: lets tests see a cache hit
+        self._draws = OrderedDict()  # (seed, requests) -> Draws
+        self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
+        self._held = 0  # requests held by the cached runs
+
+    def draws(self, seed, requests):
+        key = (seed, requests)
+        found = self._draws.pop(key, None) or Draws(seed, requests)
+        self._draws[key] = found
+        while len(self._draws) > 4:
+            self._draws.popitem(last=False)
+        return found
+
+    def _remember(self, key, make, size):
+        run = self._runs.pop(key, None)
+        if run is None:
+            run = make()
+            self.simulations += 1
+            self._held += size
+        self._runs[key] = run
+        while self._held > self.budget and len(self._runs) > 1:
+            self._held -= self._runs.popitem(last=False)[0][-1]
+        return run
+
+    def runs(self, s):
+        """(shared run, split run) for settings s, simulated only if not cached."""
+        base = (s.rps, s.prompt, s.reply, s.seed, s.requests)  # requests last: its size
+        work = []
+
+        def workload():
+            if not work:
+                work.append(Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
+            return work[0]
+
+        shared = self._remember(("shared",) + base, lambda: layouts.shared(workload()),
+                                s.requests)
+        split = self._remember(("split", s.link) + base, lambda: layouts.split(workload(), s.link),
+                               s.requests)
+        return shared, split
+
+    def compare(self, s):
+        """Both layouts' measures for settings s: the JSON of `python -m sim compare --json`."""
+        shared, split = self.runs(s)
+        return {
+            "settings": s.as_dict(),
+            "shared": score(shared, s.ttft_target, s.gap_target),
+            "split": score(split, s.ttft_target, s.gap_target),
+        }
+
+    def sweep(self, s, over, values):
+        """compare() along one axis; each point is the compare dict with the value it used."""
+        if over not in SWEEPABLE:
+            raise ValueError(f"can only sweep over {', '.join(SWEEPABLE)}; got {over!r}")
+        if not 1 <= len(values) <= MAX_POINTS:
+            raise ValueError(f"a sweep takes 1 to {MAX_POINTS} values; got {len(values)}")
+        return {
+            "settings": s.as_dict(),
+            "over": over,
+            "points": [{"value": getattr(p, over), **self.compare(p)}
+                       for p in (s.but(**{over: v}) for v in values)],
+        }
+
+    def crossover(self, s, steps=40):
+        """The link speed below which the split stops beating the shared layout.
+
+        Bisection on a log scale between the link's limits: `link` is the slowest link
+        found at which the split's goodput is higher than the shared layout's, `below` the
+        fastest at which it is not; they differ by less than one part in a million."""
+        lo, hi = FIELDS["link"].metadata["limits"]
+        shared = self.compare(s)["shared"]["goodput"]
+
+        def split_at(link):
+            return self.compare(s.but(link=link))["split"]["goodput"]
+
+        out = {"settings": s.as_dict(), "shared_goodput": shared}
+        if split_at(hi) <= shared:
+            return {**out, "link": None, "below": hi, "verdict": "never",
+                    "split_goodput": split_at(hi)}
+        if split_at(lo) > shared:
+            return {**out, "link": lo, "below": None, "verdict": "always",
+                    "split_goodput": split_at(lo)}
+        for _ in range(steps):
+            if hi / lo < 1 + 1e-6:
+                break
+            mid = exp((log(lo) + log(hi)) / 2)
+            if split_at(mid) > shared:
+                hi = mid
+            else:
+                lo = mid
+        return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": split_at(hi)}
+
+
+SWEEPABLE = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
+MAX_POINTS = 200  # points in one sweep
+
+
+def compare(**settings):
+    """Both layouts for the given settings (defaults for the rest), computed afresh."""
+    return Lab().compare(Settings.make(**settings))

@@ -1,0 +1,78 @@
+"""How numbers are written, for the CLI, the page and the figures alike.
+
+The page shows text made here (in the browser's Python), so a figure reads the same in a
+terminal, on the page and in a caption.
+"""
+
+METRICS = (  # (key, words) in the order tables show them
+    ("goodput", "goodput"),
+    ("ttft_p50", "first word p50"),
+    ("ttft_p99", "first word p99"),
+    ("gap_p50", "gap p50"),
+    ("gap_p99", "gap p99"),
+    ("missed_ttft_only", "late first word only"),
+    ("missed_gap_only", "gap too long only"),
+    ("missed_both", "missed both"),
+)
+
+
+def percent(x):
+    return f"{x * 100:.1f}%"
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.1f} ms"
+
+
+def value(key, x):
+    """A metric as the page and the tables show it."""
+    if key in ("goodput", "missed_ttft_only", "missed_gap_only", "missed_both"):
+        return percent(x)
+    if key in ("good", "requests"):
+        return f"{x:,}"
+    return ms(x)
+
+
+def number(x):
+    """A setting, shortest form: 4, 0.25, 12.5."""
+    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
+
+
+def shown(result):
+    """Every number of a compare result as text, keyed as the page's data-metric attributes."""
+    out = {}
+    for layout in ("shared", "split"):
+        for key, x in result[layout].items():
+            out[f"{layout}.{key}"] = value(key, x)
+    return out
+
+
+def headline(result):
+    shared, split = result["shared"]["goodput"], result["split"]["goodput"]
+    return (f"Within both targets, sharing the two GPUs serves {percent(shared)} of requests; "
+            f"splitting them serves {percent(split)}.")
+
+
+def setting_line(s):
+    return (f"{number(s.rps)} req/s, prompts of {number(s.prompt)} tokens, replies of "
+            f"{number(s.reply)} words, link {number(s.link)} GB/s; targets: first word within "
+            f"{number(s.ttft_target)} s, gaps within {ms(s.gap_target)}; "
+            f"{number(s.requests)} requests, seed {s.seed}")
+
+
+def table(rows, header):
+    """Plain aligned text: first column left, the others right."""
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+
+    def line(r):
+        cells = [str(r[0]).ljust(widths[0])]
+        cells += [str(c).rjust(w) for c, w in zip(r[1:], widths[1:])]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header)] + [line(r) for r in rows])
+
+
+def compare_table(result):
+    rows = [[words, value(key, result["shared"][key]), value(key, result["split"][key])]
+            for key, words in METRICS]
+    return table(rows, ["", "shared", "split"])

@@ -1,0 +1,143 @@
+"""The settings: the one source of names, defaults, units and limits.
+
+The CLI flags, the page's sliders and URL, and the tests all read this table. `limits` is
+what the API accepts (wider than the sliders, narrow enough that nothing takes long:
+a `compare` at the largest request count takes about a second); `slider` lists the exact
+values a slider steps through, so the lesson's states are reachable by dragging.
+"""
+
+import math
+from dataclasses import dataclass, field, fields, replace
+
+
+def _grid(numerators, denominator):
+    """Slider values as exact quotients (k / d rounds the same in Python and JavaScript)."""
+    return tuple(k / denominator for k in numerators)
+
+
+# A log-like ladder 0.1 ... 400 GB/s that holds every link speed the lesson names.
+_LINK_LADDER = _grid(
+    [m * 10**e for e in range(5) for m in (100, 125, 150, 200, 250, 300, 400, 500, 600, 800)
+     if m * 10**e <= 400_000],
+    1000,
+)
+
+
+def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
+         help=""):
+    """A settings field with what the CLI, the page and the tests need to know about it."""
+    meta = {
+        "label": label,  # words the page puts by the slider
+        "unit": unit,  # unit of the value itself
+        "limits": limits,  # (lowest, highest) the API accepts, both included
+        "whole": whole,  # must be a whole number
+        "slider": slider,  # the exact values a slider offers, or None: not a slider
+        "shown": shown,  # (factor, unit) the page uses to show it, e.g. (1000, "ms")
+        "log": log,  # the slider's values are spaced on a log scale
+        "help": help,  # one line for --help and the page's tooltip
+    }
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Load: requests a second, arriving at random (Poisson).
+    rps: float = knob(4.0, "Requests a second", "req/s", (0.01, 1000.0),
+                      slider=_grid(range(1, 81), 4), help="how many requests arrive each second")
+    # Prompt length the requests vary around (x0.5, x1 or x1.5).
+    prompt: int = knob(2000, "Prompt length", "tokens", (2, 131_072), whole=True,
+                       slider=tuple(range(100, 8001, 100)), help="tokens to read per request")
+    # Reply length the requests vary around (x0.5, x1 or x1.5).
+    reply: int = knob(200, "Reply length", "words", (2, 10_000), whole=True,
+                      slider=tuple(range(10, 1001, 10)), help="words (tokens) to write per request")
+    # Speed of the link the KV cache crosses from reader to writer (split only).
+    link: float = knob(25.0, "Link speed", "GB/s", (0.001, 10_000.0), slider=_LINK_LADDER,
+                       log=True, help="how fast the KV cache crosses from reader to writer")
+    # A request is good only if its first word comes within this ...
+    ttft_target: float = knob(0.5, "First-word target", "s", (0.001, 3600.0),
+                              slider=_grid(range(10, 501, 5), 100),
+                              help="longest acceptable wait for the first word")
+    # ... and no gap between its words is longer than this.
+    gap_target: float = knob(0.1, "Gap target", "s", (0.001, 60.0),
+                             slider=_grid(range(10, 501, 5), 1000), shown=(1000, "ms"),
+                             help="longest acceptable pause between two words")
+    # How many requests are simulated (the lesson uses 600).
+    requests: int = knob(600, "Requests", "requests", (1, 200_000), whole=True,
+                         help="how many requests to simulate")
+    # Seed of the random.Random that draws the requests.
+    seed: int = knob(7, "Seed", "", (0, 2**63 - 1), whole=True, help="seed of the random draws")
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+
+    @classmethod
+    def make(cls, **values):
+        """Settings from keyword values; refuses unknown names with a clear ValueError."""
+        unknown = sorted(set(values) - set(NAMES))
+        if unknown:
+            raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(NAMES)}")
+        return cls(**values)
+
+    def but(self, **values):
+        """The same settings with a few changed (and checked)."""
+        return replace(self, **values)
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name in NAMES}
+
+    def simulated(self):
+        """What the simulation depends on: everything but the two targets."""
+        return (self.rps, self.prompt, self.reply, self.link, self.requests, self.seed)
+
+
+FIELDS = {f.name: f for f in fields(Settings)}
+NAMES = tuple(FIELDS)
+
+
+def describe(name):
+    """The allowed range of a field, in words, for error messages and --help."""
+    meta = FIELDS[name].metadata
+    lo, hi = meta["limits"]
+    unit = f" {meta['unit']}" if meta["unit"] else ""
+    if meta["whole"]:
+        return f"a whole number from {lo:,} to {hi:,}{unit}"
+    return f"a number from {lo:g} to {hi:g}{unit}"
+
+
+def check(name, value):
+    """The value as the simulator uses it, or one ValueError naming field, value and range."""
+    meta = FIELDS[name].metadata
+    lo, hi = meta["limits"]
+    problem = f"{name} must be {describe(name)}; got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{problem} ({type(value).__name__})")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(problem)
+    if not lo <= value <= hi:  # compared exactly, so huge integers are refused, not rounded
+        raise ValueError(problem)
+    if meta["whole"]:
+        if value != int(value):
+            raise ValueError(problem)
+        return int(value)
+    return float(value)
+
+
+def parse(name, text):
+    """A field's value from text (CLI, URL), with the same one-line error as `check`."""
+    if name not in FIELDS:
+        raise ValueError(f"unknown setting {name!r}; known: {', '.join(NAMES)}")
+    for kind in (int, float):  # "2000" stays an exact int; "2e3" and "0.25" are floats
+        try:
+            return check(name, kind(text))
+        except (TypeError, ValueError, OverflowError):
+            pass
+    raise ValueError(f"{name} must be {describe(name)}; got {text!r}")
+
+
+def schema():
+    """The table above as JSON, for the page: names, defaults, units, limits, slider values."""
+    out = []
+    for f in fields(Settings):
+        out.append({"name": f.name, "default": f.default, **f.metadata})
+    return out

@@ -1,0 +1,57 @@
+"""The requests: drawn from a seeded `random.Random`, exactly as the spec orders the draws.
+
+The random numbers do not depend on any setting: `expovariate(rps)` is `-log(1 - u) / rps`
+and the prompt and reply multipliers are picks among three. So the draws are made once per
+(seed, count) and scaled for each setting, giving bit-for-bit the same requests as calling
+`expovariate` and `choice` directly.
+"""
+
+import random
+from itertools import accumulate
+from math import log
+
+MULTIPLIERS = (0.5, 1, 1.5)  # a request's prompt and reply vary around the setting
+
+
+class Draws:
+    """The settings-free random numbers behind `count` requests."""
+
+    __slots__ = ("seed", "count", "spacings", "prompt_picks", "reply_picks")
+
+    def __init__(self, seed, count):
+        rng = random.Random(seed)
+        uniform, bits = rng.random, rng.getrandbits
+        spacings, prompt_picks, reply_picks = [], [], []
+        for _ in range(count):
+            # Same order of draws as the spec: gap, prompt, reply. `choice` among three is
+            # `_randbelow(3)`: two random bits, drawn again while they read 3 (CPython 3.11
+            # to 3.14). Inlined because it is most of the cost of drawing; the tests check it
+            # against `rng.choice` itself.
+            spacings.append(-log(1.0 - uniform()))
+            k = bits(2)
+            while k == 3:
+                k = bits(2)
+            prompt_picks.append(k)
+            k = bits(2)
+            while k == 3:
+                k = bits(2)
+            reply_picks.append(k)
+        self.seed = seed
+        self.count = count
+        self.spacings = spacings  # expovariate(1) of each gap, before dividing by rps
+        self.prompt_picks = prompt_picks  # index into MULTIPLIERS
+        self.reply_picks = reply_picks
+
+
+class Workload:
+    """The requests for one setting: arrival times, prompt tokens and reply words."""
+
+    __slots__ = ("arrivals", "prompts", "replies")
+
+    def __init__(self, draws, rps, prompt, reply):
+        # accumulate adds left to right from the first gap, as `t += gap` does from 0.
+        self.arrivals = list(accumulate([s / rps for s in draws.spacings]))
+        prompts = [round(prompt * m) for m in MULTIPLIERS]
+        replies = [round(reply * m) for m in MULTIPLIERS]
+        self.prompts = list(map(prompts.__getitem__, draws.prompt_picks))
+        self.replies = list(map(replies.__getitem__, draws.reply_picks))
