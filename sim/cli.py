@@ -5,7 +5,7 @@ import json
 import sys
 
 from .lab import MAX_POINTS, SWEEPABLE, Lab
-from .report import compare_table, number, percent, setting_line, table, value
+from .report import HEADLINE, compare_table, fill, number, percent, setting_line, shown, table, value
 from .settings import FIELDS, Settings, describe, parse
 from .trace import lesson
 
@@ -90,7 +90,8 @@ def run(argv, out):
         return
     if args.command == "compare":
         result = lab.compare(s)
-        text = f"{setting_line(s)}\n\n{compare_table(result)}"
+        text = (f"{setting_line(s)}\n\n{fill(HEADLINE, shown(result))}\n\n"
+                f"{compare_table(result)}")
     elif args.command == "sweep":
         result = lab.sweep(s, args.over, sweep_values(args.over, args.values))
         text = f"{setting_line(s)}\n\n{sweep_table(result)}"

@@ -21,23 +21,28 @@ from .costs import SLOTS, STEP
 class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
-    __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps")
+    __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
+                 "last_step", "marks")
 
-    def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps):
+    def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, last_step,
+                 marks):
         self.first = first  # time of each job's first word
         self.max_gap = max_gap  # each job's largest gap (0 if it has a single word)
         self.first_gaps = first_gaps  # the first gap of every reply that has one
         self.burst_gaps = burst_gaps  # gaps across bursts of reads ...
         self.burst_counts = burst_counts  # ... and how many replies had each
         self.gaps = gaps  # number of gaps in all: one per word after the first
+        self.last_step = last_step  # the writing step that makes each job's last word
+        self.marks = marks  # (step, clock) wherever the clock moved other than by steps, or None
 
 
-def serve(arrivals, replies, reads=None):
+def serve(arrivals, replies, reads=None, record=False):
     """Serve jobs in the order given (their arrival order at this GPU).
 
     arrivals: when each job reaches the GPU; replies: words in each reply (at least one);
     reads: seconds to read each prompt, or None for a writer, whose jobs arrive with their
-    first word made.
+    first word made. record: also keep the marks from which every word's time follows
+    (see timeline.py); off by default, as only the figures need them.
     """
     n = len(arrivals)
     reading = reads is not None
@@ -57,6 +62,7 @@ def serve(arrivals, replies, reads=None):
     writing = 0  # replies being written when the current batch began
     nexts = arrivals[1:]
     nexts.append(inf)
+    marks = [(0, 0.0)] if record else None
 
     for i, a, nxt, r in zip(range(n), arrivals, nexts, replies):
         if not pending:  # move the GPU on to the moment it takes job i
@@ -73,6 +79,8 @@ def serve(arrivals, replies, reads=None):
                     else:  # every reply ended before a: the GPU idles until a
                         steps = last
                         clock = a
+                        if record:
+                            marks.append((steps, clock))
                 if len(ending) >= SLOTS:  # full: wait for the next reply to end
                     kf = ending[0]
                     clock += (kf - steps) * STEP
@@ -81,11 +89,15 @@ def serve(arrivals, replies, reads=None):
                         heappop(ending)
             elif a > clock:
                 clock = a
+                if record:
+                    marks.append((steps, clock))
             batch_clock = clock
             writing = len(ending)
         if reading:
             clock += reads[i]
             first[i] = clock
+            if record:
+                marks.append((steps, clock))
         else:
             first[i] = a
         if r > 1:
@@ -124,4 +136,4 @@ def serve(arrivals, replies, reads=None):
                 if g > max_gap[j]:
                     max_gap[j] = g
     gaps = sum(replies) - n  # integers: every word after a reply's first has a gap
-    return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps)
+    return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, last_step, marks)

@@ -47,10 +47,15 @@ def shown(result):
     return out
 
 
-def headline(result):
-    shared, split = result["shared"]["goodput"], result["split"]["goodput"]
-    return (f"Within both targets, sharing the two GPUs serves {percent(shared)} of requests; "
-            f"splitting them serves {percent(split)}.")
+HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} of requests; "
+            "splitting them serves {split.goodput}.")  # {…}: a data-metric key, filled in
+
+
+def fill(template, texts):
+    """A template's {layout.metric} fields as text (the page fills them with marked-up text)."""
+    for key, text in texts.items():
+        template = template.replace("{" + key + "}", text)
+    return template
 
 
 def setting_line(s):
@@ -76,3 +81,22 @@ def compare_table(result):
     rows = [[words, value(key, result["shared"][key]), value(key, result["split"][key])]
             for key, words in METRICS]
     return table(rows, ["", "shared", "split"])
+
+
+def limits_table():
+    """The settings as a Markdown table, for the README (a test keeps the two the same)."""
+    from .settings import FIELDS, describe
+
+    rows = ["| setting | default | accepted by the API and CLI | page slider | meaning |",
+            "|---|---|---|---|---|"]
+    for name, f in FIELDS.items():
+        meta = f.metadata
+        slider = meta["slider"]
+        factor, shown_unit = meta["shown"]
+        unit = shown_unit or meta["unit"]
+        stops = (f"{number(slider[0] * factor)} to {number(slider[-1] * factor)} {unit}, "
+                 f"{len(slider)} stops" if slider else f"URL only: {number(meta['page'][0])} to "
+                 f"{number(meta['page'][1])}")
+        rows.append(f"| `{name}` | {number(f.default)} | {describe(name)} | {stops} | "
+                    f"{meta['help']} |")
+    return "\n".join(rows)

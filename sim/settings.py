@@ -24,7 +24,7 @@ _LINK_LADDER = _grid(
 
 
 def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
-         help=""):
+         page=None, help=""):
     """A settings field with what the CLI, the page and the tests need to know about it."""
     meta = {
         "label": label,  # words the page puts by the slider
@@ -34,6 +34,9 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         "slider": slider,  # the exact values a slider offers, or None: not a slider
         "shown": shown,  # (factor, unit) the page uses to show it, e.g. (1000, "ms")
         "log": log,  # the slider's values are spaced on a log scale
+        # (lowest, highest) the page takes from its URL: the slider's ends, or narrower
+        # limits where a value would make the page slow
+        "page": page or ((slider[0], slider[-1]) if slider else limits),
         "help": help,  # one line for --help and the page's tooltip
     }
     return field(default=default, metadata=meta)
@@ -62,7 +65,7 @@ class Settings:
                              slider=_grid(range(10, 501, 5), 1000), shown=(1000, "ms"),
                              help="longest acceptable pause between two words")
     # How many requests are simulated (the lesson uses 600).
-    requests: int = knob(600, "Requests", "requests", (1, 200_000), whole=True,
+    requests: int = knob(600, "Requests", "requests", (1, 200_000), whole=True, page=(1, 6000),
                          help="how many requests to simulate")
     # Seed of the random.Random that draws the requests.
     seed: int = knob(7, "Seed", "", (0, 2**63 - 1), whole=True, help="seed of the random draws")

@@ -72,3 +72,12 @@ def lesson(lab, s):
         f"({both(short)}).",
     ]
     return "\n".join(fill(line, WIDTH, subsequent_indent="   ") for line in lines) + "\n"
+
+
+# The lesson's named states, as changes to the defaults: the page's buttons and baked results.
+STATES = (
+    ("default", "Lesson default", {}),
+    ("busy", f"Busy: {number(BUSY)} req/s", {"rps": BUSY}),
+    ("slow-link", f"Slow link: {number(SLOW_LINK)} GB/s", {"link": SLOW_LINK}),
+    ("short-prompts", f"Short prompts: {number(SHORT_PROMPT)} tokens", {"prompt": SHORT_PROMPT}),
+)

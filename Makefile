@@ -1,0 +1,72 @@
+# Two commands do all the set-up on a fresh machine (Python 3.11+, Node 18+, make):
+#   make serve   build the page and serve it on http://127.0.0.1:8000/
+#   make test    run every test, browser tests included
+# They install what they need: a .venv, node_modules (npm ci), micropip's wheel, a Chromium.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+BROWSER_FILE := $(VENV)/chromium-path
+
+.PHONY: all setup build serve test bench figures clean
+
+all: build
+
+$(VENV)/.installed: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# micropip is not in the pyodide npm package: take the lock's version from PyPI.
+build/wheels/.installed: node_modules/.installed $(VENV)/.installed
+	version=$$($(PY) -c "import json; print(json.load(open('node_modules/pyodide/pyodide-lock.json'))['packages']['micropip']['version'])") && \
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --python-version 3.14 \
+		--only-binary=:all: "micropip==$$version" -d build/wheels
+	touch $@
+
+# A Chromium for the browser tests and the figures: the system's first, then Playwright's
+# download, then Debian's package.
+$(BROWSER_FILE): $(VENV)/.installed
+	@found=""; \
+	for b in "$$CHROMIUM" /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome \
+	         "$$(command -v chromium 2>/dev/null)" "$$(command -v chromium-browser 2>/dev/null)"; do \
+		if [ -n "$$b" ] && [ -x "$$b" ]; then found="$$b"; break; fi; \
+	done; \
+	if [ -z "$$found" ] && $(VENV)/bin/playwright install chromium >/dev/null 2>&1; then \
+		found=$$($(PY) -c "from playwright.sync_api import sync_playwright as p; s=p().start(); print(s.chromium.executable_path); s.stop()"); \
+	fi; \
+	if [ -z "$$found" ]; then \
+		echo "No Chromium found; installing Debian's chromium package"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y chromium >/dev/null; else sudo apt-get install -y chromium >/dev/null; fi; \
+		found=/usr/bin/chromium; \
+	fi; \
+	[ -x "$$found" ] || { echo "No Chromium could be found or installed"; exit 1; }; \
+	echo "$$found" > $@; echo "Chromium: $$found"
+
+setup: $(VENV)/.installed node_modules/.installed build/wheels/.installed $(BROWSER_FILE)
+
+figures: setup
+	BROWSER_PATH=$$(cat $(BROWSER_FILE)) $(PY) figures/export.py
+
+build: setup figures
+	$(PY) build.py
+
+serve: build
+	@echo "Serving dist/ on http://$(HOST):$(PORT)/"
+	$(PY) -m http.server $(PORT) --bind $(HOST) --directory dist
+
+test: build
+	CHROMIUM=$$(cat $(BROWSER_FILE)) BROWSER_PATH=$$(cat $(BROWSER_FILE)) $(PY) -m pytest
+
+bench: build
+	$(PY) bench/sim_speed.py
+	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/page_speed.py
+
+clean:
+	rm -rf dist build test-artifacts .pytest_cache .hypothesis

@@ -1,0 +1,184 @@
+"""python build.py: compile sim/ into the lesson's static page in dist/.
+
+dist/ works from any path of any static host and asks no other host for anything: the
+page and its JS and CSS, the Pyodide core (npm package, pinned in package-lock.json),
+micropip (the PyPI wheel, its real sha256 written into the copied pyodide-lock.json), a
+wheel of sim/ built from pyproject.toml, and the Plotly.js basic bundle. The results for
+the lesson's named states are computed here, natively, and baked into the page so that it
+shows numbers and charts before Python has loaded in the browser.
+
+Inputs come from `make build` (npm ci, pip download of micropip); a missing one is named
+and the build refuses (exit 1).
+"""
+
+import argparse
+import hashlib
+import html
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from sim import Lab, Settings, costs
+from sim.figures import FIGURES
+from sim.page import compare_message
+from sim.report import HEADLINE, METRICS, fill, ms
+from sim.settings import schema
+from sim.trace import STATES
+
+ROOT = Path(__file__).resolve().parent
+PYODIDE = ROOT / "node_modules" / "pyodide"
+PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
+WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
+WEB = ROOT / "web"
+WEB_FILES = ("app.js", "latest.js", "python.js", "settings.js", "view.js", "worker.js", "style.css")
+
+
+class MissingInput(Exception):
+    pass
+
+
+def need(path, hint):
+    if not path.is_file():
+        raise MissingInput(f"missing input: {path.relative_to(ROOT)} ({hint})")
+    return path
+
+
+def sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def micropip_wheel(lock):
+    version = lock["packages"]["micropip"]["version"]
+    return need(WHEELS / f"micropip-{version}-py3-none-any.whl",
+                f"pip download --no-deps --python-version 3.14 --only-binary=:all: "
+                f"micropip=={version} -d build/wheels, or run make build")
+
+
+def copy_pyodide(out):
+    """The Pyodide core, and a lock that lists only micropip, with the hash of our copy."""
+    lock_path = need(PYODIDE / "pyodide-lock.json", "run npm ci, or make build")
+    for name in PYODIDE_RUNTIME:
+        need(PYODIDE / name, "run npm ci, or make build")
+    lock = json.loads(lock_path.read_text())
+    wheel = micropip_wheel(lock)
+    target = out / "pyodide"
+    target.mkdir(parents=True)
+    for name in PYODIDE_RUNTIME:
+        shutil.copyfile(PYODIDE / name, target / name)
+    shutil.copyfile(wheel, target / wheel.name)
+    entry = dict(lock["packages"]["micropip"], file_name=wheel.name, sha256=sha256(wheel))
+    if entry.get("depends"):
+        raise MissingInput(f"micropip now depends on {entry['depends']}: ship those too")
+    lock["packages"] = {"micropip": entry}  # browsers check this hash: it must be our file's
+    (target / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
+
+
+def build_sim_wheel(out):
+    """A wheel of sim/ from pyproject.toml, for micropip to install in the browser."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+             "--quiet", "-w", tmp, str(ROOT)], capture_output=True, text=True)
+        if done.returncode:
+            raise MissingInput(f"could not build the sim wheel:\n{done.stderr.strip()}")
+        wheel = next(Path(tmp).glob("*.whl"))
+        shutil.copyfile(wheel, out / wheel.name)
+    shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)  # setuptools' scratch
+    shutil.rmtree(ROOT / "build" / "bdist.linux-x86_64", ignore_errors=True)
+    for info in ROOT.glob("*.egg-info"):
+        shutil.rmtree(info)
+    return wheel.name
+
+
+def bake(lab):
+    """The lesson's named states, computed natively: numbers, then every figure."""
+    states = []
+    for name, label, changes in STATES:
+        s = Settings().but(**changes)
+        figures = {}
+        for key, figure in FIGURES.items():
+            fig, caption = figure.draw(lab, s)
+            figures[key] = {"figure": fig, "caption": caption}
+        states.append({"name": name, "label": label, "settings": s.as_dict(),
+                       "compare": compare_message(lab, s), "figures": figures})
+    return states
+
+
+def metric_rows(shown, keys):
+    rows = []
+    for key, words in METRICS:
+        if key not in keys:
+            continue
+        cells = "".join(f'<td data-metric="{layout}.{key}">{html.escape(shown[f"{layout}.{key}"])}</td>'
+                        for layout in ("shared", "split"))
+        rows.append(f'<tr><th scope="row">{html.escape(words)}</th>{cells}</tr>')
+    return "".join(rows)
+
+
+def render_page(states, wheel):
+    default = states[0]["compare"]
+    shown = default["shown"]
+    headline = html.escape(HEADLINE)
+    for key, text in shown.items():
+        headline = headline.replace("{" + key + "}",
+                                    f'<strong data-metric="{key}">{html.escape(text)}</strong>')
+    baked = {"schema": schema(), "headline": HEADLINE, "wheel": wheel, "states": states}
+    data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
+    page = (WEB / "index.html").read_text()
+    for key, value in {
+        "headline": headline,
+        "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
+        "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
+        "read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
+        "step": ms(costs.STEP),
+        "slots": str(costs.SLOTS),
+        "cache": f"{costs.CACHE_PER_TOKEN:,} B",
+        "requests": f"{Settings().requests:,}",
+    }.items():
+        page = page.replace("{{" + key + "}}", value)
+    fill(HEADLINE, shown)  # every field of the headline is a metric the page shows
+    return page.replace("<!--BAKED-->",
+                        f'<script type="application/json" id="pdsplit-baked">{data}</script>')
+
+
+def build(out):
+    for name in WEB_FILES + ("index.html",):
+        need(WEB / name, "part of this repository")
+    need(PLOTLY, "run npm ci, or make build")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_pyodide(out)
+    wheel = build_sim_wheel(out)
+    (out / "vendor").mkdir()
+    shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
+    for name in WEB_FILES:
+        shutil.copyfile(WEB / name, out / name)
+    (out / "index.html").write_text(render_page(bake(Lab()), wheel))
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    total = 0
+    for path in files:
+        size = path.stat().st_size
+        total += size
+        print(f"{size:>12,}  {path.relative_to(out)}")
+    print(f"{total:>12,}  in all, {len(files)} files in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
+    args = parser.parse_args(argv)
+    try:
+        build(args.out.resolve())
+    except MissingInput as e:
+        print(f"build.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""make figures: the lesson's four figures, drawn by sim/figures.py at the lesson's defaults.
+
+Writes figures/figN-<name>.json (the Plotly dict, what the tests compare with the code),
+.svg and .png (Python plotly + kaleido, which drives the system Chromium; BROWSER_PATH
+names it), and figures/README.md with each caption, its numbers from the same run.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sim import Lab, Settings  # noqa: E402
+from sim.figures import FIGURES  # noqa: E402
+
+OUT = ROOT / "figures"
+WIDTH = 760  # px: the exported images' native size (scale 1)
+
+
+def lesson_figures():
+    """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults."""
+    lab, s = Lab(), Settings()
+    out = []
+    for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
+        fig, caption = figure.draw(lab, s)
+        out.append((f"fig{figure.number}-{figure.slug}", fig, caption))
+    return out
+
+
+def as_json(fig):
+    return json.dumps(fig, indent=1, sort_keys=True) + "\n"
+
+
+def readme(figures):
+    lines = ["# The lesson's figures", "",
+             "Drawn by `sim/figures.py` from the simulator at the lesson's defaults (4 req/s, "
+             "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
+             "word and 0.1 s between words; 600 requests, seed 7). Regenerate with "
+             "`make figures`; the tests fail if a file here is stale.", ""]
+    for stem, _, caption in figures:
+        number = stem.split("-")[0][3:]
+        lines += [f"## Figure {number}", "", f"![Figure {number}]({stem}.svg)", "", caption, "",
+                  f"Files: [{stem}.json]({stem}.json) (Plotly), [{stem}.svg]({stem}.svg), "
+                  f"[{stem}.png]({stem}.png).", ""]
+    return "\n".join(lines)
+
+
+def steady_ids(svg):
+    """Plotly names its clip paths with a random id: name them after the file instead, so
+    that drawing the same figure again writes the same bytes."""
+    text = svg.read_text()
+    found = re.search(r'<defs id="defs-([0-9a-f]+)"', text)
+    if found:
+        svg.write_text(text.replace(found.group(1), svg.stem.split("-")[0]))
+
+
+def main():
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    figures = lesson_figures()
+    graphs, paths, heights = [], [], []
+    for stem, fig, _ in figures:
+        (OUT / f"{stem}.json").write_text(as_json(fig))
+        # Plotly gives traces random ids unless told: fixed ones keep the files steady.
+        steady = {**fig, "data": [{**t, "uid": f"trace{k}"} for k, t in enumerate(fig["data"])]}
+        for suffix in ("svg", "png"):
+            graphs.append(go.Figure(steady))
+            paths.append(OUT / f"{stem}.{suffix}")
+            heights.append(fig["layout"]["height"])
+    # One Chromium for all of them; scale 1, so a 12 px font is 12 pixels in the PNG.
+    pio.write_images(graphs, paths, width=WIDTH, height=heights, scale=1)
+    for path in paths:
+        if path.suffix == ".svg":
+            steady_ids(path)
+    (OUT / "README.md").write_text(readme(figures))
+    for path in sorted(OUT.glob("fig*")) + [OUT / "README.md"]:
+        print(f"{path.stat().st_size:>10,}  {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,303 @@
+"""The lesson's figures and the page's charts, as plain Plotly figure dicts.
+
+Standard library only: the same functions draw the files (`make figures`, natively) and the
+page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
+settings it needs simulated (`needs`), so the page can warm the lab one piece at a time and
+stay responsive, then `draw` it from cached runs.
+"""
+
+from math import log10
+
+from . import costs
+from .report import ms, number, percent
+from .settings import FIELDS
+from .timeline import shared_gpu, step_times, words, writer
+from .workload import Workload
+
+SHARED, SPLIT, TARGET = "#d95f02", "#1b9e77", "#555555"  # colour-blind safe pair, grey
+RPS_POINTS = (0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0,
+              14.0, 16.0, 18.0, 20.0)  # requests a second along the charts' x axis
+PROMPT_POINTS = tuple(range(200, 6001, 200))  # figure 4's prompt lengths
+LINK_POINTS = FIELDS["link"].metadata["slider"]  # figure 3: the link slider's ladder
+CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs
+
+
+def base_layout(x_title, y_title, **axes):
+    """Readable on a 375 px phone: 12 px text at least, legend above the plot area."""
+    layout = {
+        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+                 "size": 13, "color": "#222"},
+        "margin": {"l": 56, "r": 16, "t": 16, "b": 52},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02,
+                   "yanchor": "bottom", "font": {"size": 13}},
+        "xaxis": {"title": {"text": x_title}, "tickfont": {"size": 12}, "fixedrange": True,
+                  "gridcolor": "#e5e5e5", "zeroline": False},
+        "yaxis": {"title": {"text": y_title}, "tickfont": {"size": 12}, "fixedrange": True,
+                  "gridcolor": "#e5e5e5", "zeroline": False},
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        "hovermode": "closest",
+        "dragmode": False,
+        "height": 340,
+    }
+    for name, extra in axes.items():
+        layout[name] = {**layout.get(name, {}), **extra}
+    return layout
+
+
+def log_ticks(values):
+    """Labelled ticks 1-2-5 per decade (1-5 if that is too many) over the values' span:
+    Plotly's own minor labels on log axes are drawn smaller than 12 px."""
+    lo, hi = min(values) / 1.5, max(values) * 1.5
+    for mantissas in ((1, 2, 5), (1, 5), (1,)):
+        ticks = [m * 10.0**e for e in range(-4, 7) for m in mantissas if lo <= m * 10.0**e <= hi]
+        if len(ticks) <= 8:
+            break
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
+def line(name, x, y, colour, unit, **extra):
+    return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": y,
+            "line": {"color": colour, "width": 2.5}, "marker": {"size": 6, "color": colour},
+            "hovertemplate": f"%{{y:.1f}}{unit}<extra>{name}</extra>", **extra}
+
+
+def current(x, ys, unit, text="this setting"):
+    """Open circles on both curves at the current setting."""
+    return {"type": "scatter", "mode": "markers", "name": text, "x": [x, x], "y": ys,
+            "marker": {"size": 14, "color": "rgba(0,0,0,0)", "line": {"color": "#000", "width": 2}},
+            "hovertemplate": f"%{{y:.1f}}{unit}<extra>{text}</extra>"}
+
+
+def along(lab, s, over, values):
+    """compare() at each value of one setting: [(value, result)]."""
+    return [(v, lab.compare(s.but(**{over: v}))) for v in values]
+
+
+def with_current(points, value):
+    return tuple(sorted(set(points) | {value}))
+
+
+# The charts and figures. Each: needs(s) -> settings to simulate; draw(lab, s) -> (fig, caption)
+
+
+def goodput_by_rps_needs(s):
+    return [s.but(rps=v) for v in with_current(RPS_POINTS, s.rps)]
+
+
+def goodput_by_rps(lab, s):
+    rows = along(lab, s, "rps", with_current(RPS_POINTS, s.rps))
+    x = [v for v, _ in rows]
+    here = lab.compare(s)
+    fig = {"data": [
+        line("shared", x, [r["shared"]["goodput"] * 100 for _, r in rows], SHARED, "%"),
+        line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
+        current(s.rps, [here["shared"]["goodput"] * 100, here["split"]["goodput"] * 100], "%"),
+    ], "layout": base_layout("requests a second", "goodput (%)",
+                             yaxis={"range": [-3, 103], "ticksuffix": "%"})}
+    caption = (f"Goodput (both targets met) against load, at {number(s.prompt)}-token prompts "
+               f"and a {number(s.link)} GB/s link. At {number(s.rps)} req/s: shared "
+               f"{percent(here['shared']['goodput'])}, split {percent(here['split']['goodput'])}.")
+    return fig, caption
+
+
+def gap_by_rps(lab, s):
+    """Figure 2: p99 gap against load, with the gap target."""
+    rows = along(lab, s, "rps", with_current(RPS_POINTS, s.rps))
+    x = [v for v, _ in rows]
+    shared = [r["shared"]["gap_p99"] * 1000 for _, r in rows]
+    split = [r["split"]["gap_p99"] * 1000 for _, r in rows]
+    here = lab.compare(s)
+    target = s.gap_target * 1000
+    fig = {"data": [
+        line("shared", x, shared, SHARED, " ms"),
+        line("split", x, split, SPLIT, " ms"),
+        {"type": "scatter", "mode": "lines", "name": "gap target", "x": [x[0], x[-1]],
+         "y": [target, target], "line": {"color": TARGET, "width": 2, "dash": "dash"},
+         "hovertemplate": f"{ms(s.gap_target)}<extra>gap target</extra>"},
+        current(s.rps, [here["shared"]["gap_p99"] * 1000, here["split"]["gap_p99"] * 1000], " ms"),
+    ], "layout": base_layout("requests a second", "p99 gap (ms, log scale)",
+                             yaxis={"type": "log", **log_ticks(shared + split + [target])})}
+    over = [(v, r["shared"]["gap_p99"]) for v, r in rows if r["shared"]["gap_p99"] > s.gap_target]
+    if over:
+        v, gap = over[0]
+        crossing = (f"The shared layout's p99 gap passes the {ms(s.gap_target)} target at "
+                    f"{number(v)} req/s ({ms(gap)})")
+    else:
+        crossing = f"The shared layout's p99 gap stays within the {ms(s.gap_target)} target"
+    split_top = max(r["split"]["gap_p99"] for _, r in rows)
+    caption = (f"{crossing}; the split's p99 gap is at most {ms(split_top)} up to "
+               f"{number(x[-1])} req/s: one writing step is {ms(costs.STEP)}.")
+    return fig, caption
+
+
+def link_needs(s):
+    return [s.but(link=v) for v in LINK_POINTS]
+
+
+def goodput_by_link(lab, s):
+    """Figure 3: goodput against link speed (log), the crossover marked."""
+    cross = lab.crossover(s)
+    points = list(LINK_POINTS)
+    if cross["link"] is not None and cross["link"] < points[0]:
+        points.insert(0, cross["link"])
+    rows = along(lab, s, "link", points)
+    x = [v for v, _ in rows]
+    shared = rows[0][1]["shared"]["goodput"] * 100
+    data = [
+        line("shared", x, [shared] * len(x), SHARED, "%"),
+        line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
+    ]
+    layout = base_layout("link speed (GB/s, log scale)", "goodput (%)",
+                         xaxis={"type": "log", **log_ticks(x)},
+                         yaxis={"range": [-3, 103], "ticksuffix": "%"})
+    layout["meta"] = {"crossover": cross["link"], "verdict": cross["verdict"]}
+    if cross["verdict"] == "between":
+        g = cross["link"]
+        data.append({"type": "scatter", "mode": "lines", "name": "crossover", "x": [g, g],
+                     "y": [0, 100], "line": {"color": TARGET, "width": 2, "dash": "dot"},
+                     "hovertemplate": f"{g:.3g} GB/s<extra>crossover</extra>"})
+        layout["annotations"] = [{"x": log10(g), "y": 50, "xref": "x", "yref": "y",
+                                  "text": f"crossover<br>{g:.3g} GB/s", "showarrow": False,
+                                  "xanchor": "left", "xshift": 6, "font": {"size": 13}}]
+        caption = (f"Below {g:.3g} GB/s (found by bisection) the split's goodput falls to the "
+                   f"shared layout's {percent(cross['shared_goodput'])} or less; the cache of a "
+                   f"{number(s.prompt)}-token prompt then takes "
+                   f"{ms(s.prompt * costs.CACHE_PER_TOKEN / (g * 1e9))} to cross.")
+    elif cross["verdict"] == "never":
+        caption = (f"At these settings the split never beats the shared layout "
+                   f"({percent(cross['shared_goodput'])}), however fast the link.")
+    else:
+        caption = (f"At these settings the split beats the shared layout "
+                   f"({percent(cross['shared_goodput'])}) even over a "
+                   f"{number(cross['link'])} GB/s link.")
+    return {"data": data, "layout": layout}, caption
+
+
+def prompt_needs(s):
+    return [s.but(prompt=v) for v in with_current(PROMPT_POINTS, s.prompt)]
+
+
+def goodput_by_prompt(lab, s):
+    """Figure 4: goodput against prompt length, at the current load and link."""
+    rows = along(lab, s, "prompt", with_current(PROMPT_POINTS, s.prompt))
+    x = [v for v, _ in rows]
+    here = lab.compare(s)
+    fig = {"data": [
+        line("shared", x, [r["shared"]["goodput"] * 100 for _, r in rows], SHARED, "%"),
+        line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
+        current(s.prompt, [here["shared"]["goodput"] * 100, here["split"]["goodput"] * 100], "%"),
+    ], "layout": base_layout("prompt length (tokens)", "goodput (%)",
+                             yaxis={"range": [-3, 103], "ticksuffix": "%"})}
+    ahead = [v for v, r in rows if r["split"]["goodput"] > r["shared"]["goodput"]]
+    if ahead:
+        lead = (f"the split serves more from {number(ahead[0])}-token prompts on "
+                f"(shared {percent(rows[x.index(ahead[0])][1]['shared']['goodput'])}, split "
+                f"{percent(rows[x.index(ahead[0])][1]['split']['goodput'])})")
+    else:
+        lead = "the split never serves more"
+    caption = (f"Goodput against prompt length at {number(s.rps)} req/s and {number(s.link)} "
+               f"GB/s: {lead}; at {number(x[-1])} tokens, shared "
+               f"{percent(rows[-1][1]['shared']['goodput'])}, split "
+               f"{percent(rows[-1][1]['split']['goodput'])}.")
+    return fig, caption
+
+
+def stall_window(s, served, prompts, replies):
+    """Pick the read to show: a lone read of a prompt of the set length, over the most replies."""
+    at = step_times(served.marks)
+    best = None
+    for j, (p, r) in enumerate(zip(prompts[:CANDIDATES], replies)):
+        if p != s.prompt:
+            continue
+        read = p * costs.READ_COST
+        taken = served.last_step[j] - r + 1 if r > 1 else None
+        if taken is None:
+            continue
+        start, end = served.first[j] - read, served.first[j]
+        lone = abs(at(taken) - start) < 1e-9 and abs(at(taken + 1) - (end + costs.STEP)) < 1e-9
+        if not lone:
+            continue
+        writing = sum(1 for k in range(max(0, j - 4 * costs.SLOTS), j)
+                      if replies[k] > 1 and served.last_step[k] - replies[k] + 1 <= taken
+                      < served.last_step[k])
+        if writing and (best is None or writing > best[0]):
+            best = (writing, j, start, end)
+    return best
+
+
+def stall(lab, s):
+    """Figure 1: a read stalls a shared GPU; the split's writer goes on writing."""
+    work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
+    served, arrivals, prompts, replies = shared_gpu(work)
+    found = stall_window(s, served, prompts, replies)
+    layout = base_layout("ms from the window's start", "reply",
+                         xaxis={"domain": [0, 0.47], "title": {"text": "shared GPU: ms"}},
+                         yaxis={"showticklabels": False, "title": {"text": "replies being written"}},
+                         xaxis2={"domain": [0.53, 1], "anchor": "y2", "fixedrange": True,
+                                 "title": {"text": "split's writer: ms"}, "zeroline": False,
+                                 "tickfont": {"size": 12}, "gridcolor": "#e5e5e5"},
+                         yaxis2={"anchor": "x2", "showticklabels": False, "fixedrange": True,
+                                 "zeroline": False, "gridcolor": "#e5e5e5"})
+    if found is None:
+        layout["meta"] = {"stall": None}
+        return {"data": [], "layout": layout}, (
+            f"No {number(s.prompt)}-token read on the first shared GPU overlaps a reply being "
+            f"written at these settings, so there is no stall to show.")
+    _, j, start, end = found
+    t0, t1 = start - 6 * costs.STEP, end + 10 * costs.STEP
+    data = []
+    stall_gap = None
+    shared_words = words(served, replies, t0, t1)
+    for row, (k, times) in enumerate(sorted(shared_words.items(), key=lambda kv: kv[1][0])):
+        before = [t for t in times if t <= start]
+        after = [t for t in times if t > end]
+        if k != j and before and after and stall_gap is None:
+            stall_gap = after[0] - before[-1]
+        data.append(_word_marks(times, t0, row, SHARED, "x", "y", "shared GPU", row == 0))
+    w_served, _, w_replies = writer(work, s.link)
+    for row, (k, times) in enumerate(sorted(words(w_served, w_replies, t0, t1).items(),
+                                            key=lambda kv: kv[1][0])):
+        data.append(_word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))
+    ms_ = lambda t: (t - t0) * 1000  # noqa: E731
+    layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": ms_(start),
+                         "x1": ms_(end), "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
+                         "line": {"width": 0}, "layer": "below"}]
+    layout["annotations"] = [{"xref": "x", "yref": "paper", "x": (ms_(start) + ms_(end)) / 2,
+                              "y": 1, "yanchor": "top", "showarrow": False,
+                              "text": f"read<br>{ms(end - start)}", "font": {"size": 13}}]
+    layout["meta"] = {"stall": stall_gap, "read": end - start, "start": t0, "end": t1}
+    caption = (f"{t0:.1f} s into the run, the first shared GPU reads a {number(s.prompt)}-token "
+               f"prompt for {ms(end - start)} and writes nothing meanwhile: every reply it is "
+               f"writing waits {ms(stall_gap)} between two words (the read plus one "
+               f"{ms(costs.STEP)} step). Over the same {ms(t1 - t0)}, the split's writer "
+               f"writes a word every step.")
+    return {"data": data, "layout": layout}, caption
+
+
+def _word_marks(times, t0, row, colour, xaxis, yaxis, name, legend):
+    x = [(t - t0) * 1000 for t in times]
+    return {"type": "scatter", "mode": "markers", "x": x, "y": [row] * len(x), "xaxis": xaxis,
+            "yaxis": yaxis, "name": f"{name}: a word", "legendgroup": name,
+            "showlegend": legend, "marker": {"symbol": "line-ns-open", "size": 10,
+                                             "color": colour, "line": {"width": 2}},
+            "hovertemplate": "%{x:.1f} ms<extra></extra>"}
+
+
+class Figure:
+    """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
+
+    def __init__(self, number, slug, draw, needs):
+        self.number = number  # the lesson's figure number, or None for the page's own chart
+        self.slug = slug  # file name: figures/fig<number>-<slug>.json
+        self.draw = draw  # (lab, settings) -> (plotly figure dict, caption)
+        self.needs = needs  # settings -> [settings whose runs the figure reads]
+
+
+FIGURES = {
+    "goodput": Figure(None, "goodput-by-rps", goodput_by_rps, goodput_by_rps_needs),
+    "gap": Figure(2, "gap-by-rps", gap_by_rps, goodput_by_rps_needs),
+    "stall": Figure(1, "stall", stall, lambda s: [s]),
+    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
+    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, prompt_needs),
+}

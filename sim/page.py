@@ -1,0 +1,75 @@
+"""The page's side of its one boundary with JavaScript: a JSON request in, a JSON reply out.
+
+The web worker holds one `Page` and passes every message to `handle`:
+  {"type": "compare", "settings": {...}}
+      -> {"result": <python -m sim compare --json>, "shown": {data-metric: text}, "headline": str}
+  {"type": "figure", "name": "goodput"|"gap"|"stall"|"link"|"prompt", "settings": {...},
+   "part": k}
+      -> {"parts": n, "next": k2}: pieces k..k2-1 of the n runs the figure needs were
+         simulated (for about SLICE seconds), so the page can ask for a newer setting
+         first; once every piece is done the reply also holds "figure" (a Plotly dict)
+         and "caption".
+  {"type": "schema"} -> the settings table (names, defaults, limits, slider values)
+Bad requests get {"error": "<one clear line>"}; nothing else escapes.
+"""
+
+import json
+from time import perf_counter
+
+from .figures import FIGURES
+from .lab import Lab
+from .report import HEADLINE, shown
+from .settings import Settings, schema
+
+BUDGET = 150_000  # requests the page's cached runs may hold: tens of MB in the browser
+SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
+
+
+class Page:
+    def __init__(self):
+        self.lab = Lab(budget=BUDGET)
+
+    def handle(self, text):
+        try:
+            request = json.loads(text)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+            return json.dumps(self.answer(request))
+        except ValueError as e:  # bad settings, bad JSON, unknown type: say which
+            return json.dumps({"error": str(e)})
+
+    def answer(self, request):
+        kind = request.get("type")
+        if kind == "schema":
+            return {"schema": schema()}
+        settings = request.get("settings", {})
+        if not isinstance(settings, dict):
+            raise ValueError("settings must be an object of name: value")
+        s = Settings.make(**settings)
+        if kind == "compare":
+            return compare_message(self.lab, s)
+        if kind == "figure":
+            return self.figure(request.get("name"), s, request.get("part", 0))
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, schema")
+
+    def figure(self, name, s, part):
+        if name not in FIGURES:
+            raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+        figure = FIGURES[name]
+        needs = figure.needs(s)
+        if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(needs):
+            raise ValueError(f"part must be a whole number from 0 to {len(needs)}; got {part!r}")
+        began = perf_counter()
+        while part < len(needs):  # simulate pieces for about SLICE seconds, then hand back
+            self.lab.runs(needs[part])
+            part += 1
+            if perf_counter() - began > SLICE:
+                return {"parts": len(needs), "next": part}
+        fig, caption = figure.draw(self.lab, s)
+        return {"parts": len(needs), "next": part, "figure": fig, "caption": caption}
+
+
+def compare_message(lab, s):
+    """What the page shows for settings s: the result, its numbers as text, the headline."""
+    result = lab.compare(s)
+    return {"result": result, "shown": shown(result), "headline": HEADLINE}

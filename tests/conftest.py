@@ -1,0 +1,94 @@
+"""Shared fixtures. The browser tests serve dist/ (from `make build`) under a sub-path, as a
+course site would, and drive Debian's Chromium (or $CHROMIUM) through pytest-playwright."""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+ARTIFACTS = ROOT / "test-artifacts"
+SUBPATH = "/courses/llm-serving/pdsplit/"  # the page must work from any path
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a loaded machine
+
+
+def chromium():
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.fail("no Chromium: run `make test`, which finds or installs one")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": chromium(), "args": CHROMIUM_ARGS}
+
+
+class SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves dist/ under SUBPATH only, and counts what was asked for."""
+
+    def translate_path(self, path):
+        if not path.startswith(SUBPATH):
+            return str(DIST / "__not_here__")
+        return super().translate_path("/" + path[len(SUBPATH):])
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site():
+    if not (DIST / "index.html").is_file():
+        pytest.fail("dist/ is not built: run `make test` (it builds first) or `make build`")
+    handler = functools.partial(SubPathHandler, directory=str(DIST))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}{SUBPATH}"
+    server.shutdown()
+
+
+class Watch:
+    """Every request and console message of a browser context."""
+
+    def __init__(self, context, page):
+        self.requests, self.console, self.errors = [], [], []
+        context.on("request", lambda r: self.requests.append(r.url))
+        page.on("console", lambda m: self.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def console_errors(self):
+        return [text for kind, text in self.console if kind == "error"] + self.errors
+
+
+def open_page(browser, url, width=1280, height=800, ready=True):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.watch = Watch(context, page)
+    page.set_default_timeout(BOOT_TIMEOUT)
+    page.goto(url)
+    if ready:
+        page.evaluate("window.pdsplit.ready")
+    return page
+
+
+@pytest.fixture(scope="session")
+def lesson(browser, site):
+    """One booted page shared by the tests that only set settings and read results."""
+    page = open_page(browser, site)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,62 @@
+"""The one boundary with JavaScript, natively: JSON in, JSON out, clear errors."""
+
+import json
+
+import pytest
+
+import sim
+from sim.figures import FIGURES
+from sim.page import Page
+from sim.report import HEADLINE, shown
+
+
+@pytest.fixture
+def page():
+    return Page()
+
+
+def ask(page, request):
+    return json.loads(page.handle(json.dumps(request)))
+
+
+def test_compare(page):
+    reply = ask(page, {"type": "compare", "settings": {"rps": 10}})
+    assert reply["result"] == sim.compare(rps=10)
+    assert reply["shown"] == shown(sim.compare(rps=10))
+    assert reply["headline"] == HEADLINE
+
+
+def test_figures_come_in_pieces_then_whole(page):
+    for name, figure in FIGURES.items():
+        part, pieces = 0, 0
+        while True:
+            reply = ask(page, {"type": "figure", "name": name, "part": part,
+                               "settings": {"prompt": 3000}})
+            pieces += 1
+            if "figure" in reply:
+                break
+            assert part < reply["next"] <= reply["parts"]
+            part = reply["next"]
+        fig, caption = figure.draw(sim.Lab(), sim.Settings(prompt=3000))
+        assert reply["figure"] == json.loads(json.dumps(fig)) and reply["caption"] == caption
+        again = ask(page, {"type": "figure", "name": name, "part": 0, "settings": {"prompt": 3000}})
+        assert "figure" in again  # cached runs: one request is enough
+
+
+@pytest.mark.parametrize("request_, error", [
+    ({"type": "compare", "settings": {"rps": -1}}, "rps must be a number from 0.01 to 1000"),
+    ({"type": "compare", "settings": {"speed": 1}}, "unknown setting 'speed'"),
+    ({"type": "compare", "settings": [1]}, "settings must be an object"),
+    ({"type": "dance"}, "unknown request type 'dance'"),
+    ({"type": "figure", "name": "pie"}, "unknown figure 'pie'"),
+    ({"type": "figure", "name": "gap", "part": 99}, "part must be a whole number from 0 to 19"),
+    ({"type": "figure", "name": "gap", "part": "1"}, "part must be a whole number"),
+    ([1, 2], "a request is a JSON object"),
+])
+def test_bad_requests_get_one_clear_error(page, request_, error):
+    reply = ask(page, request_)
+    assert list(reply) == ["error"] and error in reply["error"]
+
+
+def test_not_json(page):
+    assert "error" in json.loads(page.handle("{nope"))

@@ -1,0 +1,84 @@
+"""Sliders by keyboard, the lesson's buttons, and the settings in the URL."""
+
+from urllib.parse import parse_qs, urlparse
+
+import sim
+from conftest import open_page
+
+
+def query(page):
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_arrow_keys_move_a_slider_and_the_url(lesson):
+    lesson.evaluate("window.pdsplit.set({rps: 4, prompt: 2000, reply: 200, link: 25, ttft_target: 0.5, gap_target: 0.1, requests: 600, seed: 7})")
+    lesson.focus("#slider-rps")
+    lesson.keyboard.press("ArrowRight")
+    assert lesson.evaluate("window.pdsplit.settings().rps") == 4.25
+    assert query(lesson) == {"rps": "4.25"}
+    lesson.wait_for_function("window.pdsplit.result().settings.rps === 4.25")
+    assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25)
+    assert lesson.text_content("#value-rps") == "4.25 req/s"
+    lesson.focus("#slider-link")
+    for _ in range(2):
+        lesson.keyboard.press("ArrowLeft")  # 25 -> 20 -> 15 GB/s on the ladder
+    assert query(lesson) == {"rps": "4.25", "link": "15"}
+    lesson.wait_for_function("window.pdsplit.result().settings.link === 15")
+    assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25, link=15)
+
+
+def test_lesson_states_are_buttons_and_exact(lesson):
+    for label, changes in [("Busy: 10 req/s", {"rps": 10}), ("Slow link: 0.25 GB/s", {"link": 0.25}),
+                           ("Short prompts: 200 tokens", {"prompt": 200}), ("Reset", {})]:
+        lesson.get_by_role("button", name=label).click()
+        lesson.wait_for_function(
+            "want => JSON.stringify(window.pdsplit.result().settings) === JSON.stringify(want)",
+            arg=sim.Settings().but(**changes).as_dict())
+        assert lesson.evaluate("window.pdsplit.result()") == sim.compare(**changes)
+
+
+def test_lesson_states_are_reachable_by_dragging(lesson):
+    """10 req/s, 0.25 GB/s and 200 tokens are stops on their sliders, as are the defaults."""
+    stops = lesson.evaluate("""() => {
+        const s = JSON.parse(document.getElementById('pdsplit-baked').textContent).schema;
+        return Object.fromEntries(s.filter(f => f.slider).map(f => [f.name, f.slider]));
+    }""")
+    assert 10 in stops["rps"] and 0.25 in stops["link"] and 200 in stops["prompt"]
+    for name, field in sim.settings.FIELDS.items():
+        if field.metadata["slider"]:
+            assert field.default in stops[name]
+    assert stops["rps"][0] <= 0.25 and stops["rps"][-1] >= 20
+    assert stops["prompt"][0] <= 100 and stops["prompt"][-1] >= 8000
+    assert stops["reply"][0] <= 10 and stops["reply"][-1] >= 1000
+    assert stops["link"][0] <= 0.1 and stops["link"][-1] >= 400
+    assert stops["ttft_target"][0] <= 0.1 and stops["ttft_target"][-1] >= 5
+    assert stops["gap_target"][0] <= 0.01 and stops["gap_target"][-1] >= 0.5
+
+
+def test_url_state_opens_exactly(browser, site):
+    page = open_page(browser, site + "?rps=10&link=0.25")
+    try:
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10, link=0.25)
+        assert page.is_hidden("#notices")
+    finally:
+        page.context.close()
+
+
+def test_bad_url_values_are_clamped_and_said(browser, site):
+    page = open_page(browser, site + "?rps=50&prompt=abc&link=-3&reply=25.5&colour=red&requests=1e9",
+                     ready=False)
+    try:
+        notices = page.text_content("#notices")
+        assert "rps=50 is above the page's range (0.25 req/s to 20 req/s); using 20 req/s." in notices
+        assert "prompt=abc is not a number; using 2,000 tokens." in notices
+        assert "link=-3 is below the page's range (0.1 GB/s to 400 GB/s); using 0.1 GB/s." in notices
+        assert "reply=25.5 must be a whole number; using 26 words." in notices
+        assert 'Unknown setting "colour" ignored' in notices
+        assert "requests=1e9 is above the page's range" in notices
+        page.evaluate("window.pdsplit.ready")
+        want = dict(rps=20.0, link=0.1, reply=26, requests=6000)
+        assert page.evaluate("window.pdsplit.settings()") == sim.Settings().but(**want).as_dict()
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(**want)
+        assert page.watch.console_errors() == []
+    finally:
+        page.context.close()

@@ -1,0 +1,107 @@
+// Latest wins: only the newest settings are worked on. Their numbers come first, then each
+// chart, piece by piece; between pieces a newer setting takes over, and replies for a
+// setting the user has already left are dropped, so the page never shows stale numbers.
+
+/** @template T */
+function deferred() {
+  /** @type {(v: T) => void} */ let resolve = () => {};
+  /** @type {(e: Error) => void} */ let reject = () => {};
+  const promise = /** @type {Promise<T>} */ (new Promise((res, rej) => { resolve = res; reject = rej; }));
+  promise.catch(() => {}); // a job nobody waits for may fail quietly; its errors are shown
+  return { promise, resolve, reject };
+}
+
+/** The work for one set of settings. */
+export class Job {
+  /** @param {Record<string, number>} settings @param {string} key @param {string[]} figures */
+  constructor(settings, key, figures) {
+    this.settings = settings;
+    this.key = key;
+    this.figures = figures; // names, in the order to draw them
+    this.index = -1; // -1: the numbers; then an index into figures
+    this.part = 0; // the next piece of the current figure
+    this.done = false;
+    this.numbers = deferred(); // resolves with the compare result once it is on screen
+    this.charts = deferred(); // once every figure is drawn
+  }
+
+  /** The next request to send for this job. */
+  request() {
+    if (this.index < 0) return { type: "compare" };
+    return { type: "figure", name: this.figures[this.index], part: this.part };
+  }
+}
+
+export class Latest {
+  /**
+   * @param {(type: string, body: Object) => Promise<any>} call  asks the worker
+   * @param {{numbers: (job: Job, reply: any) => void, figure: (job: Job, name: string, reply: any) => void,
+   *          failed: (job: Job, error: Error) => void}} show  puts replies on screen
+   */
+  constructor(call, show) {
+    this.call = call;
+    this.show = show;
+    /** @type {Job|null} */ this.job = null;
+    this.running = false;
+    this.started = false;
+  }
+
+  /** Make `job` the one to work on; older work is abandoned. @param {Job} job */
+  want(job) {
+    if (this.job && !this.job.done) {
+      const error = new Error("superseded by newer settings");
+      this.job.numbers.reject(error);
+      this.job.charts.reject(error);
+    }
+    this.job = job;
+    this.run();
+    return job;
+  }
+
+  /** Start sending requests (once the worker is ready). */
+  start() {
+    this.started = true;
+    this.run();
+  }
+
+  async run() {
+    if (this.running || !this.started) return;
+    this.running = true;
+    try {
+      while (this.job && !this.job.done) {
+        const job = this.job;
+        const request = job.request();
+        let reply;
+        try {
+          reply = await this.call(request.type, { ...request, settings: job.settings });
+        } catch (error) {
+          if (job === this.job) {
+            job.done = true;
+            job.numbers.reject(error);
+            job.charts.reject(error);
+            this.show.failed(job, error);
+          }
+          continue;
+        }
+        if (job !== this.job) continue; // the user has moved on: drop it
+        if (request.type === "compare") {
+          this.show.numbers(job, reply);
+          job.numbers.resolve(reply.result);
+          job.index = 0;
+        } else if ("figure" in reply) {
+          this.show.figure(job, request.name, reply);
+          job.index += 1;
+          job.part = 0;
+        } else {
+          job.part = reply.next;
+        }
+        if (job.index >= job.figures.length) {
+          job.done = true;
+          job.charts.resolve(undefined);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// The settings table from sim/settings.py (baked into the page as JSON): names, defaults,
+// limits and slider values. The URL, the sliders and window.pdsplit all go through here.
+
+/**
+ * @typedef {Object} Field
+ * @property {string} name      the API's name (also the URL's)
+ * @property {number} default
+ * @property {string} label     words by the slider
+ * @property {string} unit
+ * @property {[number, number]} limits  what the simulator accepts
+ * @property {[number, number]} page    what the page takes from its URL
+ * @property {boolean} whole
+ * @property {number[]|null} slider     exact values a slider steps through
+ * @property {[number, string|null]} shown  factor and unit used to show the value
+ * @property {boolean} log
+ * @property {string} help
+ */
+
+/** @typedef {Record<string, number>} Settings */
+
+export class SettingsTable {
+  /** @param {Field[]} fields */
+  constructor(fields) {
+    this.fields = fields;
+    /** @type {Map<string, Field>} */
+    this.byName = new Map(fields.map((f) => [f.name, f]));
+  }
+
+  /** @returns {Settings} */
+  defaults() {
+    return Object.fromEntries(this.fields.map((f) => [f.name, f.default]));
+  }
+
+  /** A stable key for a full set of settings. @param {Settings} s */
+  key(s) {
+    return this.fields.map((f) => s[f.name]).join("|");
+  }
+
+  /**
+   * A value as the page may use it: a number within the page's range (whole if need be).
+   * Returns the value and, if it had to change, a sentence saying so.
+   * @param {string} name @param {unknown} raw
+   * @returns {{value: number, notice: string|null}}
+   */
+  accept(name, raw) {
+    const f = this.byName.get(name);
+    if (!f) throw new Error(`unknown setting ${JSON.stringify(name)}`);
+    const [lo, hi] = f.page;
+    const text = String(raw).trim();
+    let value = typeof raw === "number" ? raw : text === "" ? NaN : Number(text);
+    if (!Number.isFinite(value)) {
+      return { value: f.default, notice: `${name}=${text} is not a number; using ${this.show(name, f.default)}.` };
+    }
+    let notice = null;
+    if (value < lo || value > hi) {
+      const edge = value < lo ? lo : hi;
+      notice = `${name}=${text} is ${value < lo ? "below" : "above"} the page's range ` +
+        `(${this.show(name, lo)} to ${this.show(name, hi)}); using ${this.show(name, edge)}.`;
+      value = edge;
+    }
+    if (f.whole && !Number.isInteger(value)) {
+      value = Math.round(value);
+      notice = notice || `${name}=${text} must be a whole number; using ${this.show(name, value)}.`;
+    }
+    return { value, notice };
+  }
+
+  /**
+   * Settings from a URL query (?rps=10&link=0.25): defaults for the rest.
+   * @param {string} search
+   * @returns {{settings: Settings, notices: string[]}}
+   */
+  fromQuery(search) {
+    const settings = this.defaults();
+    const notices = [];
+    for (const [name, raw] of new URLSearchParams(search)) {
+      if (!this.byName.has(name)) {
+        notices.push(`Unknown setting ${JSON.stringify(name)} ignored; known: ${[...this.byName.keys()].join(", ")}.`);
+        continue;
+      }
+      const { value, notice } = this.accept(name, raw);
+      settings[name] = value;
+      if (notice) notices.push(notice);
+    }
+    return { settings, notices };
+  }
+
+  /** The query for settings: only what differs from the defaults. @param {Settings} s */
+  toQuery(s) {
+    const params = new URLSearchParams();
+    for (const f of this.fields) if (s[f.name] !== f.default) params.set(f.name, String(s[f.name]));
+    const text = params.toString();
+    return text ? `?${text}` : "";
+  }
+
+  /** Index of the slider value nearest to a value. @param {string} name @param {number} value */
+  sliderIndex(name, value) {
+    const values = /** @type {number[]} */ (this.byName.get(name)?.slider);
+    let best = 0;
+    for (let i = 1; i < values.length; i++) {
+      if (Math.abs(values[i] - value) < Math.abs(values[best] - value)) best = i;
+    }
+    return best;
+  }
+
+  /** A setting as the page shows it, e.g. "4 req/s", "100 ms". @param {string} name @param {number} value */
+  show(name, value) {
+    const f = /** @type {Field} */ (this.byName.get(name));
+    const [factor, unit] = f.shown;
+    const shown = Number((value * factor).toPrecision(12)); // 0.1 x 1000 reads 100, not 100.00000000000001
+    const text = f.whole ? shown.toLocaleString("en-US") : String(shown);
+    const u = unit ?? f.unit;
+    return u ? `${text} ${u}` : text;
+  }
+}

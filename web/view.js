@@ -1,0 +1,56 @@
+// Putting things on screen: the headline, the table, the charts, the status and notices.
+// Every number shown is text made by the simulator's Python (sim/report.py).
+
+/* global Plotly */
+
+const PLOTLY_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
+
+/**
+ * The headline from its template: "{shared.goodput}" becomes a marked-up number.
+ * @param {HTMLElement} element @param {string} template @param {Record<string, string>} shown
+ */
+export function showHeadline(element, template, shown) {
+  element.replaceChildren();
+  for (const piece of template.split(/(\{[a-z_]+\.[a-z_0-9]+\})/)) {
+    const key = piece.match(/^\{(.+)\}$/)?.[1];
+    if (key && key in shown) {
+      const span = document.createElement("strong");
+      span.dataset.metric = key;
+      span.textContent = shown[key];
+      element.append(span);
+    } else {
+      element.append(piece);
+    }
+  }
+}
+
+/** Fill every [data-metric] element below root. @param {ParentNode} root @param {Record<string, string>} shown */
+export function showNumbers(root, shown) {
+  for (const element of root.querySelectorAll("[data-metric]")) {
+    const key = /** @type {HTMLElement} */ (element).dataset.metric ?? "";
+    if (key in shown) element.textContent = shown[key];
+  }
+}
+
+/**
+ * Draw a Plotly figure dict made in Python; the caption below it.
+ * @param {HTMLElement} chart @param {HTMLElement|null} caption @param {{figure: any, caption: string}} reply
+ */
+export function showFigure(chart, caption, reply) {
+  const figure = structuredClone(reply.figure); // Plotly writes into what it is given
+  if (figure.data.length === 0) chart.replaceChildren();
+  Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+  if (caption) caption.textContent = reply.caption;
+}
+
+/** @param {HTMLElement} element @param {string} text @param {"info"|"busy"|"error"} [kind] */
+export function showStatus(element, text, kind = "info") {
+  element.textContent = text;
+  element.dataset.kind = kind;
+}
+
+/** @param {HTMLElement} element @param {string[]} notices */
+export function showNotices(element, notices) {
+  element.replaceChildren(...notices.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  element.hidden = notices.length === 0;
+}
