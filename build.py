@@ -43,7 +43,8 @@ class MissingInput(Exception):
 
 def need(path, hint):
     if not path.is_file():
-        raise MissingInput(f"missing input: {path.relative_to(ROOT)} ({hint})")
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        raise MissingInput(f"missing input: {shown} ({hint})")
     return path
 
 
@@ -58,22 +59,27 @@ def micropip_wheel(lock):
                 f"micropip=={version} -d build/wheels, or run make build")
 
 
-def copy_pyodide(out):
-    """The Pyodide core, and a lock that lists only micropip, with the hash of our copy."""
+def pyodide_inputs():
+    """The Pyodide core's files, its lock, and the micropip wheel the lock names."""
     lock_path = need(PYODIDE / "pyodide-lock.json", "run npm ci, or make build")
     for name in PYODIDE_RUNTIME:
         need(PYODIDE / name, "run npm ci, or make build")
     lock = json.loads(lock_path.read_text())
-    wheel = micropip_wheel(lock)
+    entry = lock["packages"]["micropip"]
+    if entry.get("depends"):
+        raise MissingInput(f"micropip now depends on {entry['depends']}: ship those too")
+    return lock, micropip_wheel(lock)
+
+
+def copy_pyodide(out, lock, wheel):
+    """The Pyodide core, and a lock that lists only micropip, with the hash of our copy."""
     target = out / "pyodide"
     target.mkdir(parents=True)
     for name in PYODIDE_RUNTIME:
         shutil.copyfile(PYODIDE / name, target / name)
     shutil.copyfile(wheel, target / wheel.name)
     entry = dict(lock["packages"]["micropip"], file_name=wheel.name, sha256=sha256(wheel))
-    if entry.get("depends"):
-        raise MissingInput(f"micropip now depends on {entry['depends']}: ship those too")
-    lock["packages"] = {"micropip": entry}  # browsers check this hash: it must be our file's
+    lock = dict(lock, packages={"micropip": entry})  # browsers check this hash: our file's
     (target / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
 
 
@@ -146,13 +152,14 @@ def render_page(states, wheel):
 
 
 def build(out):
-    for name in WEB_FILES + ("index.html",):
+    for name in WEB_FILES + ("index.html",):  # every input first: refuse before writing
         need(WEB / name, "part of this repository")
     need(PLOTLY, "run npm ci, or make build")
+    lock, micropip = pyodide_inputs()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    copy_pyodide(out)
+    copy_pyodide(out, lock, micropip)
     wheel = build_sim_wheel(out)
     (out / "vendor").mkdir()
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)

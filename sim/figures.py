@@ -15,10 +15,12 @@ from .timeline import shared_gpu, step_times, words, writer
 from .workload import Workload
 
 SHARED, SPLIT, TARGET = "#d95f02", "#1b9e77", "#555555"  # colour-blind safe pair, grey
-RPS_POINTS = (0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0,
-              14.0, 16.0, 18.0, 20.0)  # requests a second along the charts' x axis
-PROMPT_POINTS = tuple(range(200, 6001, 200))  # figure 4's prompt lengths
-LINK_POINTS = FIELDS["link"].metadata["slider"]  # figure 3: the link slider's ladder
+POINTS = {  # x values along each chart's axis (the current value is added)
+    "rps": (0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0,
+            16.0, 18.0, 20.0),  # requests a second
+    "prompt": tuple(range(200, 6001, 200)),  # figure 4's prompt lengths
+    "link": FIELDS["link"].metadata["slider"],  # figure 3: the link slider's ladder
+}
 CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs
 
 
@@ -74,27 +76,34 @@ def along(lab, s, over, values):
     return [(v, lab.compare(s.but(**{over: v}))) for v in values]
 
 
-def with_current(points, value):
-    return tuple(sorted(set(points) | {value}))
+def points(over, s):
+    """The x values of a chart along `over`: its fixed points and the current value."""
+    return tuple(sorted(set(POINTS[over]) | {getattr(s, over)}))
 
 
-# The charts and figures. Each: needs(s) -> settings to simulate; draw(lab, s) -> (fig, caption)
+def needs_along(over):
+    return lambda s: [s.but(**{over: v}) for v in points(over, s)]
 
 
-def goodput_by_rps_needs(s):
-    return [s.but(rps=v) for v in with_current(RPS_POINTS, s.rps)]
-
-
-def goodput_by_rps(lab, s):
-    rows = along(lab, s, "rps", with_current(RPS_POINTS, s.rps))
+def goodput_along(lab, s, over, x_title):
+    """Goodput of both layouts along one setting, the current setting circled."""
+    rows = along(lab, s, over, points(over, s))
     x = [v for v, _ in rows]
     here = lab.compare(s)
     fig = {"data": [
         line("shared", x, [r["shared"]["goodput"] * 100 for _, r in rows], SHARED, "%"),
         line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
-        current(s.rps, [here["shared"]["goodput"] * 100, here["split"]["goodput"] * 100], "%"),
-    ], "layout": base_layout("requests a second", "goodput (%)",
-                             yaxis={"range": [-3, 103], "ticksuffix": "%"})}
+        current(getattr(s, over), [here["shared"]["goodput"] * 100,
+                                   here["split"]["goodput"] * 100], "%"),
+    ], "layout": base_layout(x_title, "goodput (%)", yaxis={"range": [-3, 103], "ticksuffix": "%"})}
+    return fig, rows, here
+
+
+# The charts and figures. Each: needs(s) -> settings to simulate; draw(lab, s) -> (fig, caption)
+
+
+def goodput_by_rps(lab, s):
+    fig, _, here = goodput_along(lab, s, "rps", "requests a second")
     caption = (f"Goodput (both targets met) against load, at {number(s.prompt)}-token prompts "
                f"and a {number(s.link)} GB/s link. At {number(s.rps)} req/s: shared "
                f"{percent(here['shared']['goodput'])}, split {percent(here['split']['goodput'])}.")
@@ -103,7 +112,7 @@ def goodput_by_rps(lab, s):
 
 def gap_by_rps(lab, s):
     """Figure 2: p99 gap against load, with the gap target."""
-    rows = along(lab, s, "rps", with_current(RPS_POINTS, s.rps))
+    rows = along(lab, s, "rps", points("rps", s))
     x = [v for v, _ in rows]
     shared = [r["shared"]["gap_p99"] * 1000 for _, r in rows]
     split = [r["split"]["gap_p99"] * 1000 for _, r in rows]
@@ -131,17 +140,13 @@ def gap_by_rps(lab, s):
     return fig, caption
 
 
-def link_needs(s):
-    return [s.but(link=v) for v in LINK_POINTS]
-
-
 def goodput_by_link(lab, s):
     """Figure 3: goodput against link speed (log), the crossover marked."""
     cross = lab.crossover(s)
-    points = list(LINK_POINTS)
-    if cross["link"] is not None and cross["link"] < points[0]:
-        points.insert(0, cross["link"])
-    rows = along(lab, s, "link", points)
+    links = list(POINTS["link"])
+    if cross["link"] is not None and cross["link"] < links[0]:
+        links.insert(0, cross["link"])
+    rows = along(lab, s, "link", links)
     x = [v for v, _ in rows]
     shared = rows[0][1]["shared"]["goodput"] * 100
     data = [
@@ -174,32 +179,21 @@ def goodput_by_link(lab, s):
     return {"data": data, "layout": layout}, caption
 
 
-def prompt_needs(s):
-    return [s.but(prompt=v) for v in with_current(PROMPT_POINTS, s.prompt)]
-
-
 def goodput_by_prompt(lab, s):
     """Figure 4: goodput against prompt length, at the current load and link."""
-    rows = along(lab, s, "prompt", with_current(PROMPT_POINTS, s.prompt))
-    x = [v for v, _ in rows]
-    here = lab.compare(s)
-    fig = {"data": [
-        line("shared", x, [r["shared"]["goodput"] * 100 for _, r in rows], SHARED, "%"),
-        line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
-        current(s.prompt, [here["shared"]["goodput"] * 100, here["split"]["goodput"] * 100], "%"),
-    ], "layout": base_layout("prompt length (tokens)", "goodput (%)",
-                             yaxis={"range": [-3, 103], "ticksuffix": "%"})}
-    ahead = [v for v, r in rows if r["split"]["goodput"] > r["shared"]["goodput"]]
-    if ahead:
-        lead = (f"the split serves more from {number(ahead[0])}-token prompts on "
-                f"(shared {percent(rows[x.index(ahead[0])][1]['shared']['goodput'])}, split "
-                f"{percent(rows[x.index(ahead[0])][1]['split']['goodput'])})")
+    fig, rows, _ = goodput_along(lab, s, "prompt", "prompt length (tokens)")
+    lead, at = max((r["split"]["goodput"] - r["shared"]["goodput"], v) for v, r in rows)
+    best = dict(rows)[at]
+    if lead > 0:
+        ahead = (f"the split's lead is largest at {number(at)} tokens "
+                 f"({percent(best['split']['goodput'])} against "
+                 f"{percent(best['shared']['goodput'])})")
     else:
-        lead = "the split never serves more"
+        ahead = "the split never serves more than the shared layout"
+    last, end = rows[-1]
     caption = (f"Goodput against prompt length at {number(s.rps)} req/s and {number(s.link)} "
-               f"GB/s: {lead}; at {number(x[-1])} tokens, shared "
-               f"{percent(rows[-1][1]['shared']['goodput'])}, split "
-               f"{percent(rows[-1][1]['split']['goodput'])}.")
+               f"GB/s: {ahead}; at {number(last)} tokens, shared "
+               f"{percent(end['shared']['goodput'])}, split {percent(end['split']['goodput'])}.")
     return fig, caption
 
 
@@ -295,9 +289,10 @@ class Figure:
 
 
 FIGURES = {
-    "goodput": Figure(None, "goodput-by-rps", goodput_by_rps, goodput_by_rps_needs),
-    "gap": Figure(2, "gap-by-rps", gap_by_rps, goodput_by_rps_needs),
+    "goodput": Figure(None, "goodput-by-rps", goodput_by_rps, needs_along("rps")),
+    "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps")),
     "stall": Figure(1, "stall", stall, lambda s: [s]),
-    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
-    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, prompt_needs),
+    "link": Figure(3, "goodput-by-link", goodput_by_link,
+                   lambda s: [s.but(link=v) for v in POINTS["link"]]),
+    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
 }

@@ -28,7 +28,7 @@ showNotices($("notices"), opened.notices);
 function drawNumbers(message, source) {
   showHeadline($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
-  $("results").classList.remove("stale");
+  document.body.classList.remove("stale");
   onScreen = { result: message.result, shown: message.shown };
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
@@ -85,7 +85,7 @@ function change(next) {
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
   if (!pythonReady && !drawBaked()) {
-    $("results").classList.add("stale");
+    document.body.classList.add("stale");
     showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
   }
   return compute();
@@ -131,7 +131,7 @@ function buildControls() {
 buildControls();
 drawControls();
 if (!drawBaked()) {
-  $("results").classList.add("stale");
+  document.body.classList.add("stale");
   showStatus($("status"), "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
 }
 
