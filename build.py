@@ -24,7 +24,7 @@ from pathlib import Path
 from sim import Lab, Settings, costs
 from sim.figures import FIGURES
 from sim.page import compare_message
-from sim.report import HEADLINE, METRICS, fill, ms
+from sim.report import HEADLINE, METRICS, ms
 from sim.settings import schema
 from sim.trace import STATES
 
@@ -146,7 +146,6 @@ def render_page(states, wheel):
         "requests": f"{Settings().requests:,}",
     }.items():
         page = page.replace("{{" + key + "}}", value)
-    fill(HEADLINE, shown)  # every field of the headline is a metric the page shows
     return page.replace("<!--BAKED-->",
                         f'<script type="application/json" id="pdsplit-baked">{data}</script>')
 

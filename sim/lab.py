@@ -31,22 +31,23 @@ class Lab:
         return found
 
     def _remember(self, key, make, size):
-        run = self._runs.pop(key, None)
-        if run is None:
-            run = make()
+        """The run cached under key, or make() it; the oldest runs go past the budget."""
+        found = self._runs.pop(key, None)
+        if found is None:
+            found = (make(), size)
             self.simulations += 1
             self._held += size
-        self._runs[key] = run
+        self._runs[key] = found
         while self._held > self.budget and len(self._runs) > 1:
-            self._held -= self._runs.popitem(last=False)[0][-1]
-        return run
+            self._held -= self._runs.popitem(last=False)[1][1]
+        return found[0]
 
     def runs(self, s):
         """(shared run, split run) for settings s, simulated only if not cached."""
-        base = (s.rps, s.prompt, s.reply, s.seed, s.requests)  # requests last: its size
+        base = (s.rps, s.prompt, s.reply, s.seed, s.requests)  # the targets play no part
         work = []
 
-        def workload():
+        def workload():  # drawn once, and only if a layout must be simulated
             if not work:
                 work.append(Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
             return work[0]

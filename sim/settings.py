@@ -89,10 +89,6 @@ class Settings:
     def as_dict(self):
         return {name: getattr(self, name) for name in NAMES}
 
-    def simulated(self):
-        """What the simulation depends on: everything but the two targets."""
-        return (self.rps, self.prompt, self.reply, self.link, self.requests, self.seed)
-
 
 FIELDS = {f.name: f for f in fields(Settings)}
 NAMES = tuple(FIELDS)

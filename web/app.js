@@ -37,6 +37,7 @@ function drawNumbers(message, source) {
 /** @param {string} name @param {any} reply @param {string} source */
 function drawFigure(name, reply, source) {
   showFigure($(`chart-${name}`), document.getElementById(`caption-${name}`), reply);
+  $(`chart-${name}`).classList.remove("pending");
   figuresOnScreen[name] = reply;
   const index = FIGURES.indexOf(name);
   const key = table.key(settings);
@@ -84,6 +85,7 @@ function change(next) {
   settings = next;
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
+  for (const name of FIGURES) $(`chart-${name}`).classList.add("pending"); // until redrawn
   if (!pythonReady && !drawBaked()) {
     document.body.classList.add("stale");
     showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
@@ -162,6 +164,7 @@ const ready = worker.call("boot").then((info) => {
   showStatus($("status"), `Python could not start (${error.message}); the numbers shown are the ones baked in when the page was built.`, "error");
   throw error;
 });
+ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
 /**
  * The contract for tests and course sites' CI.
