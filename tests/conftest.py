@@ -9,6 +9,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# The same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=explore for fresh ones.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
