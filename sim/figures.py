@@ -9,7 +9,7 @@ stay responsive, then `draw` it from cached runs.
 from math import log10
 
 from . import costs
-from .report import ms, number, percent
+from .report import a, ms, number, percent
 from .settings import FIELDS
 from .timeline import shared_gpu, step_times, words, writer
 from .workload import Workload
@@ -105,7 +105,7 @@ def goodput_along(lab, s, over, x_title):
 def goodput_by_rps(lab, s):
     fig, _, here = goodput_along(lab, s, "rps", "requests a second")
     caption = (f"Goodput (both targets met) against load, at {number(s.prompt)}-token prompts "
-               f"and a {number(s.link)} GB/s link. At {number(s.rps)} req/s: shared "
+               f"and {a(s.link)} GB/s link. At {number(s.rps)} req/s: shared "
                f"{percent(here['shared']['goodput'])}, split {percent(here['split']['goodput'])}.")
     return fig, caption
 
@@ -166,16 +166,16 @@ def goodput_by_link(lab, s):
                                   "text": f"crossover<br>{g:.3g} GB/s", "showarrow": False,
                                   "xanchor": "left", "xshift": 6, "font": {"size": 13}}]
         caption = (f"Below {g:.3g} GB/s (found by bisection) the split's goodput falls to the "
-                   f"shared layout's {percent(cross['shared_goodput'])} or less; the cache of a "
-                   f"{number(s.prompt)}-token prompt then takes "
+                   f"shared layout's {percent(cross['shared_goodput'])} or less; the cache of "
+                   f"{a(s.prompt)}-token prompt then takes "
                    f"{ms(s.prompt * costs.CACHE_PER_TOKEN / (g * 1e9))} to cross.")
     elif cross["verdict"] == "never":
         caption = (f"At these settings the split never beats the shared layout "
                    f"({percent(cross['shared_goodput'])}), however fast the link.")
     else:
         caption = (f"At these settings the split beats the shared layout "
-                   f"({percent(cross['shared_goodput'])}) even over a "
-                   f"{number(cross['link'])} GB/s link.")
+                   f"({percent(cross['shared_goodput'])}) even over "
+                   f"{a(cross['link'])} GB/s link.")
     return {"data": data, "layout": layout}, caption
 
 
@@ -253,15 +253,15 @@ def stall(lab, s):
     for row, (k, times) in enumerate(sorted(words(w_served, w_replies, t0, t1).items(),
                                             key=lambda kv: kv[1][0])):
         data.append(_word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))
-    ms_ = lambda t: (t - t0) * 1000  # noqa: E731
-    layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": ms_(start),
-                         "x1": ms_(end), "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
+    read_from, read_to = (start - t0) * 1000, (end - t0) * 1000  # ms into the window
+    layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": read_from,
+                         "x1": read_to, "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
                          "line": {"width": 0}, "layer": "below"}]
-    layout["annotations"] = [{"xref": "x", "yref": "paper", "x": (ms_(start) + ms_(end)) / 2,
+    layout["annotations"] = [{"xref": "x", "yref": "paper", "x": (read_from + read_to) / 2,
                               "y": 1, "yanchor": "top", "showarrow": False,
                               "text": f"read<br>{ms(end - start)}", "font": {"size": 13}}]
     layout["meta"] = {"stall": stall_gap, "read": end - start, "start": t0, "end": t1}
-    caption = (f"{t0:.1f} s into the run, the first shared GPU reads a {number(s.prompt)}-token "
+    caption = (f"{t0:.1f} s into the run, the first shared GPU reads {a(s.prompt)}-token "
                f"prompt for {ms(end - start)} and writes nothing meanwhile: every reply it is "
                f"writing waits {ms(stall_gap)} between two words (the read plus one "
                f"{ms(costs.STEP)} step). Over the same {ms(t1 - t0)}, the split's writer "

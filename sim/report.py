@@ -38,6 +38,13 @@ def number(x):
     return f"{x:g}" if isinstance(x, float) else f"{x:,}"
 
 
+def a(x):
+    """A number with its article, as read aloud: "a 2,000", "an 8,000", "an 11"."""
+    text = number(x)
+    spoken_first = text.split(",")[0].split(".")[0]  # "11" in 11,000: "eleven thousand"
+    return f"an {text}" if text.startswith("8") or spoken_first in ("11", "18") else f"a {text}"
+
+
 def shown(result):
     """Every number of a compare result as text, keyed as the page's data-metric attributes."""
     out = {}

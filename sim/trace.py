@@ -3,7 +3,7 @@
 from textwrap import fill
 
 from . import costs
-from .report import ms, number, percent
+from .report import a, ms, number, percent
 from .workload import MULTIPLIERS, Workload
 
 LINKS = (100.0, 25.0, 12.5, 1.25, 0.125)  # link speeds the lesson tries, GB/s
@@ -47,7 +47,7 @@ def lesson(lab, s):
         f"1. The requests. {number(s.requests)} requests arrive at random, {number(s.rps)} a "
         f"second on average; the last arrives at {work.arrivals[-1]:.1f} s. Prompts are "
         f"{prompts} tokens, replies {replies} words.",
-        f"2. The stall. Reading a {number(s.prompt)}-token prompt takes {ms(read)} and a GPU "
+        f"2. The stall. Reading {a(s.prompt)}-token prompt takes {ms(read)} and a GPU "
         f"writes nothing meanwhile, so on a shared GPU every reply in progress waits: its next "
         f"word comes {ms(read + costs.STEP)} after the one before (the read plus one "
         f"{ms(costs.STEP)} step).",
@@ -57,8 +57,8 @@ def lesson(lab, s):
         f"{ms(sp['ttft_p50'])} / {ms(sp['ttft_p99'])}, gap p50/p99 {ms(sp['gap_p50'])} / "
         f"{ms(sp['gap_p99'])}.",
         f"4. The hand-over. The split pays for its smooth gaps by moving the cache: "
-        f"{cache / 1e6:.1f} MB for a {number(s.prompt)}-token prompt, which crosses a "
-        f"{number(s.link)} GB/s link in {ms(crossing)}.",
+        f"{cache / 1e6:.1f} MB for {a(s.prompt)}-token prompt, which crosses "
+        f"{a(s.link)} GB/s link in {ms(crossing)}.",
         f"5. Break-even. The crossing takes as long as the read itself at "
         f"{break_even_link():.2f} GB/s, whatever the prompt's length: both grow with it.",
         f"6. The link. The split's goodput at "
@@ -66,8 +66,8 @@ def lesson(lab, s):
         + " / ".join(f"{x * 100:.1f}" for x in by_link)
         + f"%; the shared layout's stays {percent(sh['goodput'])}: {crossover}.",
         "",
-        f"Limits: at {number(BUSY)} req/s one reader falls behind ({both(busy)}); over a "
-        f"{number(SLOW_LINK)} GB/s link the cache arrives too late ({both(slow)}); with "
+        f"Limits: at {number(BUSY)} req/s one reader falls behind ({both(busy)}); over "
+        f"{a(SLOW_LINK)} GB/s link the cache arrives too late ({both(slow)}); with "
         f"{number(SHORT_PROMPT)}-token prompts reads are too short to stall anyone "
         f"({both(short)}).",
     ]

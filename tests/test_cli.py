@@ -61,3 +61,9 @@ def test_crossover_never_and_always():
     # With an hour to the first word, even a 0.001 GB/s link is fast enough.
     always = json.loads(cli("crossover", "--ttft-target", "3600", "--json"))
     assert always["verdict"] == "always" and always["link"] == 0.001
+
+
+def test_trace_reads_well_at_other_settings():
+    out = cli("trace", "--prompt", "8000", "--link", "80")
+    assert "Reading an 8,000-token prompt takes 411.8 ms" in out
+    assert "crosses an 80 GB/s link" in out
