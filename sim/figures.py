@@ -9,12 +9,12 @@ stay responsive, then `draw` it from cached runs.
 from math import log10
 
 from . import costs
+from .charts import SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks, word_marks
 from .report import a, ms, number, percent
 from .settings import FIELDS
 from .timeline import shared_gpu, step_times, words, writer
 from .workload import Workload
 
-SHARED, SPLIT, TARGET = "#d95f02", "#1b9e77", "#555555"  # colour-blind safe pair, grey
 POINTS = {  # x values along each chart's axis (the current value is added)
     "rps": (0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0,
             16.0, 18.0, 20.0),  # requests a second
@@ -22,53 +22,6 @@ POINTS = {  # x values along each chart's axis (the current value is added)
     "link": FIELDS["link"].metadata["slider"],  # figure 3: the link slider's ladder
 }
 CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs
-
-
-def base_layout(x_title, y_title, **axes):
-    """Readable on a 375 px phone: 12 px text at least, legend above the plot area."""
-    layout = {
-        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
-                 "size": 13, "color": "#222"},
-        "margin": {"l": 56, "r": 16, "t": 16, "b": 52},
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02,
-                   "yanchor": "bottom", "font": {"size": 13}},
-        "xaxis": {"title": {"text": x_title}, "tickfont": {"size": 12}, "fixedrange": True,
-                  "gridcolor": "#e5e5e5", "zeroline": False},
-        "yaxis": {"title": {"text": y_title}, "tickfont": {"size": 12}, "fixedrange": True,
-                  "gridcolor": "#e5e5e5", "zeroline": False},
-        "plot_bgcolor": "white",
-        "paper_bgcolor": "white",
-        "hovermode": "closest",
-        "dragmode": False,
-        "height": 340,
-    }
-    for name, extra in axes.items():
-        layout[name] = {**layout.get(name, {}), **extra}
-    return layout
-
-
-def log_ticks(values):
-    """Labelled ticks 1-2-5 per decade (1-5 if that is too many) over the values' span:
-    Plotly's own minor labels on log axes are drawn smaller than 12 px."""
-    lo, hi = min(values) / 1.5, max(values) * 1.5
-    for mantissas in ((1, 2, 5), (1, 5), (1,)):
-        ticks = [m * 10.0**e for e in range(-4, 7) for m in mantissas if lo <= m * 10.0**e <= hi]
-        if len(ticks) <= 8:
-            break
-    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
-
-
-def line(name, x, y, colour, unit, **extra):
-    return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": y,
-            "line": {"color": colour, "width": 2.5}, "marker": {"size": 6, "color": colour},
-            "hovertemplate": f"%{{y:.1f}}{unit}<extra>{name}</extra>", **extra}
-
-
-def current(x, ys, unit, text="this setting"):
-    """Open circles on both curves at the current setting."""
-    return {"type": "scatter", "mode": "markers", "name": text, "x": [x, x], "y": ys,
-            "marker": {"size": 14, "color": "rgba(0,0,0,0)", "line": {"color": "#000", "width": 2}},
-            "hovertemplate": f"%{{y:.1f}}{unit}<extra>{text}</extra>"}
 
 
 def along(lab, s, over, values):
@@ -248,11 +201,11 @@ def stall(lab, s):
         after = [t for t in times if t > end]
         if k != j and before and after and stall_gap is None:
             stall_gap = after[0] - before[-1]
-        data.append(_word_marks(times, t0, row, SHARED, "x", "y", "shared GPU", row == 0))
+        data.append(word_marks(times, t0, row, SHARED, "x", "y", "shared GPU", row == 0))
     w_served, _, w_replies = writer(work, s.link)
-    for row, (k, times) in enumerate(sorted(words(w_served, w_replies, t0, t1).items(),
-                                            key=lambda kv: kv[1][0])):
-        data.append(_word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))
+    writer_words = sorted(words(w_served, w_replies, t0, t1).values(), key=lambda ts: ts[0])
+    for row, times in enumerate(writer_words):
+        data.append(word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))
     read_from, read_to = (start - t0) * 1000, (end - t0) * 1000  # ms into the window
     layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": read_from,
                          "x1": read_to, "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
@@ -267,15 +220,6 @@ def stall(lab, s):
                f"{ms(costs.STEP)} step). Over the same {ms(t1 - t0)}, the split's writer "
                f"writes a word every step.")
     return {"data": data, "layout": layout}, caption
-
-
-def _word_marks(times, t0, row, colour, xaxis, yaxis, name, legend):
-    x = [(t - t0) * 1000 for t in times]
-    return {"type": "scatter", "mode": "markers", "x": x, "y": [row] * len(x), "xaxis": xaxis,
-            "yaxis": yaxis, "name": f"{name}: a word", "legendgroup": name,
-            "showlegend": legend, "marker": {"symbol": "line-ns-open", "size": 10,
-                                             "color": colour, "line": {"width": 2}},
-            "hovertemplate": "%{x:.1f} ms<extra></extra>"}
 
 
 class Figure:

@@ -61,7 +61,7 @@ def lesson(lab, s):
         f"{a(s.link)} GB/s link in {ms(crossing)}.",
         f"5. Break-even. The crossing takes as long as the read itself at "
         f"{break_even_link():.2f} GB/s, whatever the prompt's length: both grow with it.",
-        f"6. The link. The split's goodput at "
+        "6. The link. The split's goodput at "
         + " / ".join(number(g) for g in LINKS) + " GB/s: "
         + " / ".join(f"{x * 100:.1f}" for x in by_link)
         + f"%; the shared layout's stays {percent(sh['goodput'])}: {crossover}.",

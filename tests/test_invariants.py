@@ -88,7 +88,7 @@ def test_split_gaps_are_one_step_while_the_writer_has_free_slots(s):
     run = sim.Lab().runs(s)[1]
     if peak < costs.SLOTS:
         # Every gap is one step, but a reply's first: it waits for the step in progress.
-        for first, gaps in words.values():
+        for _, gaps in words.values():
             assert all(math.isclose(g, costs.STEP) for g in gaps[1:])
             assert all(g < 2 * costs.STEP for g in gaps[:1])
         assert not run.burst_gaps
