@@ -15,8 +15,9 @@ from .workload import Draws, Workload
 
 
 class Lab:
-    def __init__(self, budget=2_000_000):
-        self.budget = budget  # requests the cached runs may hold in all (memory bound)
+    def __init__(self, budget=1_000_000):
+        # Requests the cached runs may hold in all: about 130 bytes each, so ~130 MB at most.
+        self.budget = budget
         self.simulations = 0  # layouts actually simulated: lets tests see a cache hit
         self._draws = OrderedDict()  # (seed, requests) -> Draws
         self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
@@ -73,6 +74,9 @@ class Lab:
             raise ValueError(f"can only sweep over {', '.join(SWEEPABLE)}; got {over!r}")
         if not 1 <= len(values) <= MAX_POINTS:
             raise ValueError(f"a sweep takes 1 to {MAX_POINTS} values; got {len(values)}")
+        if len(values) * s.requests > SWEEP_WORK:
+            raise ValueError(f"a sweep of {len(values)} values at {s.requests:,} requests each "
+                             f"is too long: values x requests may be at most {SWEEP_WORK:,}")
         return {
             "settings": s.as_dict(),
             "over": over,
@@ -112,6 +116,7 @@ class Lab:
 
 SWEEPABLE = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
 MAX_POINTS = 200  # points in one sweep
+SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
 
 
 def compare(**settings):

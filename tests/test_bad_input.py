@@ -66,6 +66,8 @@ def cli(*args):
     (["sweep", "--over", "rps", "--values", "1,0,3"], "rps must be a number from 0.01"),
     (["sweep", "--over", "link", "--values"] + ["1"] * 201, "a sweep takes 1 to 200 values; got 201"),
     (["crossover", "--gap-target", "inf"], "gap_target must be a number from 0.001 to 60 s"),
+    (["sweep", "--over", "rps", "--values", ",".join(map(str, range(1, 22))), "--requests",
+      "200000"], "a sweep of 21 values at 200,000 requests each is too long"),
 ])
 def test_cli_prints_the_message_and_exits_2(args, message):
     done = cli(*args)
