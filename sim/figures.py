@@ -2,14 +2,16 @@
 
 Standard library only: the same functions draw the files (`make figures`, natively) and the
 page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
-settings it needs simulated (`needs`), so the page can warm the lab one piece at a time and
+pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
 stay responsive, then `draw` it from cached runs.
 """
 
+from functools import partial
 from math import log10
 
 from . import costs
 from .charts import SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks, word_marks
+from .lab import BISECTION_STEPS
 from .report import a, ms, number, percent
 from .settings import FIELDS
 from .timeline import shared_gpu, step_times, words, writer
@@ -35,7 +37,13 @@ def points(over, s):
 
 
 def needs_along(over):
-    return lambda s: [s.but(**{over: v}) for v in points(over, s)]
+    return lambda lab, s: [partial(lab.runs, s.but(**{over: v})) for v in points(over, s)]
+
+
+def link_needs(lab, s):
+    """The split at each link speed, then the bisection for the crossover, a step a piece."""
+    runs = [partial(lab.runs, s.but(link=v)) for v in POINTS["link"]]
+    return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 
 def goodput_along(lab, s, over, x_title):
@@ -229,14 +237,15 @@ class Figure:
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         self.draw = draw  # (lab, settings) -> (plotly figure dict, caption)
-        self.needs = needs  # settings -> [settings whose runs the figure reads]
+        # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
+        # only cached runs to read], so the page can do them a few at a time
+        self.needs = needs
 
 
 FIGURES = {
     "goodput": Figure(None, "goodput-by-rps", goodput_by_rps, needs_along("rps")),
     "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps")),
-    "stall": Figure(1, "stall", stall, lambda s: [s]),
-    "link": Figure(3, "goodput-by-link", goodput_by_link,
-                   lambda s: [s.but(link=v) for v in POINTS["link"]]),
+    "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
+    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
     "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
 }

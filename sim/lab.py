@@ -22,6 +22,8 @@ class Lab:
         self._draws = OrderedDict()  # (seed, requests) -> Draws
         self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
         self._held = 0  # requests held by the cached runs
+        self._crossovers = OrderedDict()  # link_free(settings) -> crossover findings
+        self._bisections = OrderedDict()  # link_free(settings) -> a bisection under way
 
     def draws(self, seed, requests):
         key = (seed, requests)
@@ -84,39 +86,77 @@ class Lab:
                        for p in (s.but(**{over: v}) for v in values)],
         }
 
-    def crossover(self, s, steps=40):
+    def crossover(self, s):
         """The link speed below which the split stops beating the shared layout.
 
         Bisection on a log scale between the link's limits: `link` is the slowest link
         found at which the split's goodput is higher than the shared layout's, `below` the
-        fastest at which it is not; they differ by less than one part in a million."""
+        fastest at which it is not; they differ by less than one part in a million. If the
+        split never (or always) wins, `verdict` says so. It does not depend on s.link."""
+        while not self.crossover_step(s):
+            pass
+        return {"settings": s.as_dict(), **self._crossovers[link_free(s)]}
+
+    def crossover_step(self, s):
+        """One simulation further towards s's crossover; True once it is known. The page
+        calls this between other work, so a long bisection never holds up new numbers."""
+        key = link_free(s)
+        if key in self._crossovers:
+            return True
+        steps = self._bisections.pop(key, None) or self._bisect(s)
+        try:
+            next(steps)
+        except StopIteration as done:
+            self._crossovers[key] = done.value
+            while len(self._crossovers) > 64:
+                self._crossovers.popitem(last=False)
+            return True
+        self._bisections[key] = steps
+        while len(self._bisections) > 4:  # bisections the page started and left
+            self._bisections.popitem(last=False)
+        return False
+
+    def _bisect(self, s):
+        """The bisection, pausing (yield) after each simulation; returns its findings."""
         lo, hi = FIELDS["link"].metadata["limits"]
         shared = self.compare(s)["shared"]["goodput"]
 
         def split_at(link):
             return self.compare(s.but(link=link))["split"]["goodput"]
 
-        out = {"settings": s.as_dict(), "shared_goodput": shared}
-        if split_at(hi) <= shared:
-            return {**out, "link": None, "below": hi, "verdict": "never",
-                    "split_goodput": split_at(hi)}
-        if split_at(lo) > shared:
+        out = {"shared_goodput": shared}
+        top = split_at(hi)
+        yield
+        if top <= shared:
+            return {**out, "link": None, "below": hi, "verdict": "never", "split_goodput": top}
+        bottom = split_at(lo)
+        yield
+        if bottom > shared:
             return {**out, "link": lo, "below": None, "verdict": "always",
-                    "split_goodput": split_at(lo)}
-        for _ in range(steps):
+                    "split_goodput": bottom}
+        at_hi = top
+        for _ in range(BISECTION_STEPS):
             if hi / lo < 1 + 1e-6:
                 break
             mid = exp((log(lo) + log(hi)) / 2)
-            if split_at(mid) > shared:
-                hi = mid
+            at_mid = split_at(mid)
+            yield
+            if at_mid > shared:
+                hi, at_hi = mid, at_mid
             else:
                 lo = mid
-        return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": split_at(hi)}
+        return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": at_hi}
+
+
+def link_free(s):
+    """What a crossover depends on: every setting but the link."""
+    return (s.rps, s.prompt, s.reply, s.ttft_target, s.gap_target, s.requests, s.seed)
 
 
 SWEEPABLE = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
 MAX_POINTS = 200  # points in one sweep
 SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
+BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
 
 
 def compare(**settings):

@@ -5,7 +5,7 @@ The web worker holds one `Page` and passes every message to `handle`:
       -> {"result": <python -m sim compare --json>, "shown": {data-metric: text}, "headline": str}
   {"type": "figure", "name": "goodput"|"gap"|"stall"|"link"|"prompt", "settings": {...},
    "part": k}
-      -> {"parts": n, "next": k2}: pieces k..k2-1 of the n runs the figure needs were
+      -> {"parts": n, "next": k2}: pieces k..k2-1 of the n the figure needs were
          simulated (for about SLICE seconds), so the page can ask for a newer setting
          first; once every piece is done the reply also holds "figure" (a Plotly dict)
          and "caption".
@@ -56,17 +56,17 @@ class Page:
         if name not in FIGURES:
             raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
         figure = FIGURES[name]
-        needs = figure.needs(s)
-        if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(needs):
-            raise ValueError(f"part must be a whole number from 0 to {len(needs)}; got {part!r}")
+        pieces = figure.needs(self.lab, s)
+        if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
+            raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
         began = perf_counter()
-        while part < len(needs):  # simulate pieces for about SLICE seconds, then hand back
-            self.lab.runs(needs[part])
+        while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
+            pieces[part]()
             part += 1
             if perf_counter() - began > SLICE:
-                return {"parts": len(needs), "next": part}
+                return {"parts": len(pieces), "next": part}
         fig, caption = figure.draw(self.lab, s)
-        return {"parts": len(needs), "next": part, "figure": fig, "caption": caption}
+        return {"parts": len(pieces), "next": part, "figure": fig, "caption": caption}
 
 
 def compare_message(lab, s):

@@ -35,3 +35,14 @@ def test_cache_is_bounded():
         lab.compare(Settings(rps=rps))
     assert lab._held <= 1000 + 600
     assert lab.compare(Settings(rps=1.0)) == sim.compare(rps=1.0)
+
+
+def test_crossover_in_steps_equals_in_one_go():
+    lab = sim.Lab()
+    s = Settings(rps=6.0, prompt=3000)
+    steps = 0
+    while not lab.crossover_step(s):
+        steps += 1
+    assert 3 <= steps <= 45
+    assert lab.crossover(s) == sim.Lab().crossover(s)
+    assert lab.crossover(s.but(link=1.0))["link"] == lab.crossover(s)["link"]  # link-free
