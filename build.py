@@ -93,8 +93,8 @@ def build_sim_wheel(out):
             raise MissingInput(f"could not build the sim wheel:\n{done.stderr.strip()}")
         wheel = next(Path(tmp).glob("*.whl"))
         shutil.copyfile(wheel, out / wheel.name)
-    shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)  # setuptools' scratch
-    shutil.rmtree(ROOT / "build" / "bdist.linux-x86_64", ignore_errors=True)
+    for scratch in [ROOT / "build" / "lib", *(ROOT / "build").glob("bdist.*")]:  # setuptools'
+        shutil.rmtree(scratch, ignore_errors=True)
     for info in ROOT.glob("*.egg-info"):
         shutil.rmtree(info)
     return wheel.name

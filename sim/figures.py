@@ -163,13 +163,10 @@ def stall_window(s, served, prompts, replies):
     at = step_times(served.marks)
     best = None
     for j, (p, r) in enumerate(zip(prompts[:CANDIDATES], replies)):
-        if p != s.prompt:
+        if p != s.prompt or r < 2:
             continue
-        read = p * costs.READ_COST
-        taken = served.last_step[j] - r + 1 if r > 1 else None
-        if taken is None:
-            continue
-        start, end = served.first[j] - read, served.first[j]
+        taken = served.last_step[j] - r + 1  # the step count when its read began
+        start, end = served.first[j] - p * costs.READ_COST, served.first[j]
         lone = abs(at(taken) - start) < 1e-9 and abs(at(taken + 1) - (end + costs.STEP)) < 1e-9
         if not lone:
             continue

@@ -33,13 +33,22 @@ class Run:
         self.gaps += served.gaps
 
 
+def shared_gpu_jobs(work, gpu):
+    """What GPU `gpu` of the shared layout serves (request i goes to GPU i mod 2):
+    its requests' arrivals, replies and prompts."""
+    return work.arrivals[gpu::2], work.replies[gpu::2], work.prompts[gpu::2]
+
+
+def read_times(prompts):
+    return [p * READ_COST for p in prompts]
+
+
 def shared(work):
-    """Request i goes to GPU i mod 2, which reads its prompt and writes its reply."""
+    """Each GPU reads its requests' prompts and writes their replies."""
     run = Run()
-    reads = [p * READ_COST for p in work.prompts]
     for gpu in (0, 1):
-        arrivals = work.arrivals[gpu::2]
-        run.add(serve(arrivals, work.replies[gpu::2], reads[gpu::2]), arrivals)
+        arrivals, replies, prompts = shared_gpu_jobs(work, gpu)
+        run.add(serve(arrivals, replies, read_times(prompts)), arrivals)
     return run
 
 
@@ -56,11 +65,17 @@ def hand_over(work, link):
     return handed
 
 
-def split(work, link):
-    """One reader, one writer; the writer takes requests in the order they reach it."""
+def writer_jobs(work, link):
+    """The split's writer's jobs in the order they reach it: their request indices, the
+    times they reach it and their replies."""
     handed = hand_over(work, link)
     order = sorted(range(len(handed)), key=handed.__getitem__)  # stable: ties keep arrival order
+    return order, [handed[i] for i in order], [work.replies[i] for i in order]
+
+
+def split(work, link):
+    """One reader, one writer; the writer takes requests in the order they reach it."""
+    order, reached, replies = writer_jobs(work, link)
     run = Run()
-    served = serve([handed[i] for i in order], [work.replies[i] for i in order])
-    run.add(served, [work.arrivals[i] for i in order])
+    run.add(serve(reached, replies), [work.arrivals[i] for i in order])
     return run

@@ -9,7 +9,6 @@ The web worker holds one `Page` and passes every message to `handle`:
          simulated (for about SLICE seconds), so the page can ask for a newer setting
          first; once every piece is done the reply also holds "figure" (a Plotly dict)
          and "caption".
-  {"type": "schema"} -> the settings table (names, defaults, limits, slider values)
 Bad requests get {"error": "<one clear line>"}; nothing else escapes.
 """
 
@@ -19,7 +18,7 @@ from time import perf_counter
 from .figures import FIGURES
 from .lab import Lab
 from .report import HEADLINE, shown
-from .settings import Settings, schema
+from .settings import Settings
 
 BUDGET = 150_000  # requests the page's cached runs may hold: tens of MB in the browser
 SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
@@ -40,8 +39,6 @@ class Page:
 
     def answer(self, request):
         kind = request.get("type")
-        if kind == "schema":
-            return {"schema": schema()}
         settings = request.get("settings", {})
         if not isinstance(settings, dict):
             raise ValueError("settings must be an object of name: value")
@@ -50,7 +47,7 @@ class Page:
             return compare_message(self.lab, s)
         if kind == "figure":
             return self.figure(request.get("name"), s, request.get("part", 0))
-        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, schema")
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure")
 
     def figure(self, name, s, part):
         if name not in FIGURES:

@@ -4,6 +4,8 @@ The page shows text made here (in the browser's Python), so a figure reads the s
 terminal, on the page and in a caption.
 """
 
+from .settings import FIELDS, describe
+
 METRICS = (  # (key, words) in the order tables show them
     ("goodput", "goodput"),
     ("ttft_p50", "first word p50"),
@@ -92,8 +94,6 @@ def compare_table(result):
 
 def limits_table():
     """The settings as a Markdown table, for the README (a test keeps the two the same)."""
-    from .settings import FIELDS, describe
-
     rows = ["| setting | default | accepted by the API and CLI | page slider | meaning |",
             "|---|---|---|---|---|"]
     for name, f in FIELDS.items():

@@ -7,9 +7,9 @@ step after the last mark made before it, plus whole steps: no need to walk the r
 
 from bisect import bisect_left
 
-from .costs import READ_COST, STEP
+from .costs import STEP
 from .gpu import serve
-from .layouts import hand_over
+from .layouts import read_times, shared_gpu_jobs, writer_jobs
 
 
 def step_times(marks):
@@ -45,16 +45,11 @@ def words(served, replies, start, end):
 
 def shared_gpu(work, gpu=0):
     """One shared GPU's jobs, served with marks: (served, arrivals, prompts, replies)."""
-    arrivals = work.arrivals[gpu::2]
-    replies = work.replies[gpu::2]
-    prompts = work.prompts[gpu::2]
-    served = serve(arrivals, replies, [p * READ_COST for p in prompts], record=True)
-    return served, arrivals, prompts, replies
+    arrivals, replies, prompts = shared_gpu_jobs(work, gpu)
+    return serve(arrivals, replies, read_times(prompts), record=True), arrivals, prompts, replies
 
 
 def writer(work, link):
     """The split's writer, served with marks: (served, request index of each job, replies)."""
-    handed = hand_over(work, link)
-    order = sorted(range(len(handed)), key=handed.__getitem__)
-    replies = [work.replies[i] for i in order]
-    return serve([handed[i] for i in order], replies, record=True), order, replies
+    order, reached, replies = writer_jobs(work, link)
+    return serve(reached, replies, record=True), order, replies

@@ -38,7 +38,6 @@ export function showNumbers(root, shown) {
  */
 export function showFigure(chart, caption, reply) {
   const figure = structuredClone(reply.figure); // Plotly writes into what it is given
-  if (figure.data.length === 0) chart.replaceChildren();
   Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
   if (caption) caption.textContent = reply.caption;
 }
