@@ -67,8 +67,9 @@ class Settings:
     # How many requests are simulated (the lesson uses 600).
     requests: int = knob(600, "Requests", "requests", (1, 200_000), whole=True, page=(1, 6000),
                          help="how many requests to simulate")
-    # Seed of the random.Random that draws the requests.
-    seed: int = knob(7, "Seed", "", (0, 2**63 - 1), whole=True, help="seed of the random draws")
+    # Seed of the random.Random that draws the requests. Capped at 2**53 - 1 so that the
+    # page's JavaScript and JSON carry every seed exactly.
+    seed: int = knob(7, "Seed", "", (0, 2**53 - 1), whole=True, help="seed of the random draws")
 
     def __post_init__(self):
         for f in fields(self):

@@ -62,6 +62,6 @@ def test_cases_cover_overload():
 
 @hsettings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.builds(sim.Settings, **{n: st.sampled_from(FIELDS[n].metadata["slider"]) for n in SLIDERS},
-                 requests=st.integers(1, 200), seed=st.integers(0, 2**63 - 1)))
+                 requests=st.integers(1, 200), seed=st.integers(0, 2**53 - 1)))
 def test_hypothesis_settings(s):
     agree(s)

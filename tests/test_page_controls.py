@@ -65,8 +65,8 @@ def test_url_state_opens_exactly(browser, site):
 
 
 def test_bad_url_values_are_clamped_and_said(browser, site):
-    page = open_page(browser, site + "?rps=50&prompt=abc&link=-3&reply=25.5&colour=red&requests=1e9",
-                     ready=False)
+    page = open_page(browser, site + "?rps=50&prompt=abc&link=-3&reply=25.5&colour=red&requests=1e9"
+                     "&seed=1e20&ttft_target=Infinity&gap_target=0x10", ready=False)
     try:
         notices = page.text_content("#notices")
         assert "rps=50 is above the page's range (0.25 req/s to 20 req/s); using 20 req/s." in notices
@@ -75,10 +75,19 @@ def test_bad_url_values_are_clamped_and_said(browser, site):
         assert "reply=25.5 must be a whole number; using 26 words." in notices
         assert 'Unknown setting "colour" ignored' in notices
         assert "requests=1e9 is above the page's range" in notices
+        # JavaScript numbers hold every seed the API takes exactly: the top one is the edge
+        assert "seed=1e20 is above the page's range (0 to 9,007,199,254,740,991)" in notices
+        assert "ttft_target=Infinity is above the page's range (0.1 s to 5 s); using 5 s." in notices
+        assert "gap_target=0x10 is not a number; using 100 ms." in notices  # not read as 16
         page.evaluate("window.pdsplit.ready")
-        want = dict(rps=20.0, link=0.1, reply=26, requests=6000)
+        want = dict(rps=20.0, link=0.1, reply=26, requests=6000, seed=2**53 - 1, ttft_target=5.0)
         assert page.evaluate("window.pdsplit.settings()") == sim.Settings().but(**want).as_dict()
         assert page.evaluate("window.pdsplit.result()") == sim.compare(**want)
+        assert page.get_attribute("#status", "data-kind") == "info"
         assert page.watch.console_errors() == []
+        # the notices were about the URL: the next change of setting takes them away
+        page.focus("#slider-rps")
+        page.keyboard.press("ArrowLeft")
+        assert page.is_hidden("#notices")
     finally:
         page.context.close()

@@ -15,6 +15,7 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 const timings = { firstNumbers: NaN, pythonReady: NaN };
 let pythonReady = false;
+let readyStatus = ""; // what the status line says once Python is up
 /** @type {{result: any, shown: Record<string, string>}|null} */ let onScreen = null;
 /** @type {Record<string, any>} */ const figuresOnScreen = {};
 
@@ -29,6 +30,7 @@ function drawNumbers(message, source) {
   showHeadline($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
   document.body.classList.remove("stale");
+  if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
   onScreen = { result: message.result, shown: message.shown };
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
@@ -60,7 +62,10 @@ const worker = new PythonWorker(new URL(`./worker.js?wheel=${encodeURIComponent(
 const latest = new Latest((type, body) => worker.call(type, body), {
   numbers: (job, reply) => drawNumbers(reply, "python"),
   figure: (job, name, reply) => drawFigure(name, reply, "python"),
-  failed: (job, error) => showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error"),
+  failed: (job, error) => {
+    document.body.classList.add("stale"); // the numbers shown are for other settings
+    showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
+  },
 });
 
 function compute() {
@@ -80,9 +85,13 @@ function drawControls() {
   }
 }
 
-/** Apply new settings everywhere. @param {Record<string, number>} next */
-function change(next) {
+/**
+ * Apply new settings everywhere; what was said of earlier settings gives way to `notices`.
+ * @param {Record<string, number>} next @param {string[]} [notices]
+ */
+function change(next, notices = []) {
   settings = next;
+  showNotices($("notices"), notices);
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
   for (const name of FIGURES) $(`chart-${name}`).classList.add("pending"); // until redrawn
@@ -121,10 +130,7 @@ function buildControls() {
   reset.type = "button";
   reset.textContent = "Reset";
   reset.className = "reset";
-  reset.addEventListener("click", () => {
-    showNotices($("notices"), []);
-    change(table.defaults());
-  });
+  reset.addEventListener("click", () => change(table.defaults()));
   buttons.append(reset);
 }
 
@@ -157,7 +163,8 @@ compute();
 const ready = worker.call("boot").then((info) => {
   pythonReady = true;
   timings.pythonReady = performance.now();
-  showStatus($("status"), `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s: every number here is now computed in your browser.`);
+  readyStatus = `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s: every number here is now computed in your browser.`;
+  showStatus($("status"), readyStatus);
   latest.start();
   return untilShown("numbers").then(() => undefined);
 }, (error) => {
@@ -188,8 +195,7 @@ window.pdsplit = {
       next[name] = value;
       if (notice) notices.push(notice);
     }
-    showNotices($("notices"), notices);
-    const job = change(next);
+    const job = change(next, notices);
     await ready;
     return job.numbers.promise;
   },

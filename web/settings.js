@@ -18,6 +18,21 @@
 
 /** @typedef {Record<string, number>} Settings */
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const INFINITE = /^([+-]?)inf(inity)?$/i;
+
+/**
+ * A number written in decimal, as Python's float() reads it ("2e3", ".5", "-inf"); NaN for
+ * anything else, so "0x10", "1,000" or "" are refused rather than read some other way.
+ * Infinite and huge values come back infinite, to be clamped to the range's end.
+ * @param {string} text @returns {number}
+ */
+export function readNumber(text) {
+  const infinite = text.match(INFINITE);
+  if (infinite) return infinite[1] === "-" ? -Infinity : Infinity;
+  return DECIMAL.test(text) ? Number(text) : NaN;
+}
+
 export class SettingsTable {
   /** @param {Field[]} fields */
   constructor(fields) {
@@ -47,8 +62,8 @@ export class SettingsTable {
     if (!f) throw new Error(`unknown setting ${JSON.stringify(name)}`);
     const [lo, hi] = f.page;
     const text = String(raw).trim();
-    let value = typeof raw === "number" ? raw : text === "" ? NaN : Number(text);
-    if (!Number.isFinite(value)) {
+    let value = typeof raw === "number" ? raw : readNumber(text);
+    if (Number.isNaN(value)) {
       return { value: f.default, notice: `${name}=${text} is not a number; using ${this.show(name, f.default)}.` };
     }
     let notice = null;
@@ -107,8 +122,9 @@ export class SettingsTable {
   show(name, value) {
     const f = /** @type {Field} */ (this.byName.get(name));
     const [factor, unit] = f.shown;
-    const shown = Number((value * factor).toPrecision(12)); // 0.1 x 1000 reads 100, not 100.00000000000001
-    const text = f.whole ? shown.toLocaleString("en-US") : String(shown);
+    // 0.1 x 1000 reads 100, not 100.00000000000001; whole numbers are exact as they are
+    const text = f.whole ? (value * factor).toLocaleString("en-US")
+      : String(Number((value * factor).toPrecision(12)));
     const u = unit ?? f.unit;
     return u ? `${text} ${u}` : text;
   }
