@@ -107,8 +107,7 @@ def bake(lab):
         s = Settings().but(**changes)
         figures = {}
         for key, figure in FIGURES.items():
-            fig, caption = figure.draw(lab, s)
-            figures[key] = {"figure": fig, "caption": caption}
+            figures[key] = figure.render(lab, s)
         states.append({"name": name, "label": label, "settings": s.as_dict(),
                        "compare": compare_message(lab, s), "figures": figures})
     return states
@@ -135,15 +134,19 @@ def render_page(states, wheel):
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": wheel, "states": states}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
+    constants = {  # the footer's numbers, each marked like every other number on the page
+        "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
+        "costs.step": ms(costs.STEP),
+        "costs.slots": str(costs.SLOTS),
+        "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
+        "defaults.requests": f"{Settings().requests:,}",
+    }
     for key, value in {
         "headline": headline,
         "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
         "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
-        "read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
-        "step": ms(costs.STEP),
-        "slots": str(costs.SLOTS),
-        "cache": f"{costs.CACHE_PER_TOKEN:,} B",
-        "requests": f"{Settings().requests:,}",
+        **{key.split(".")[1]: f'<span data-metric="{key}">{html.escape(text)}</span>'
+           for key, text in constants.items()},
     }.items():
         page = page.replace("{{" + key + "}}", value)
     return page.replace("<!--BAKED-->",

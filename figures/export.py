@@ -25,8 +25,8 @@ def lesson_figures():
     lab, s = Lab(), Settings()
     out = []
     for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
-        fig, caption = figure.draw(lab, s)
-        out.append((f"fig{figure.number}-{figure.slug}", fig, caption))
+        drawn = figure.render(lab, s)
+        out.append((f"fig{figure.number}-{figure.slug}", drawn["figure"], drawn["caption"]))
     return out
 
 

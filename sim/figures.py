@@ -12,7 +12,7 @@ from math import log10
 from . import costs
 from .charts import SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks, word_marks
 from .lab import BISECTION_STEPS
-from .report import a, ms, number, percent
+from .report import an, fill, ms, number, percent, tag, untag
 from .settings import FIELDS
 from .timeline import shared_gpu, step_times, words, writer
 from .workload import Workload
@@ -42,7 +42,7 @@ def needs_along(over):
 
 def link_needs(lab, s):
     """The split at each link speed, then the bisection for the crossover, a step a piece."""
-    runs = [partial(lab.runs, s.but(link=v)) for v in POINTS["link"]]
+    runs = [partial(lab.runs, s.but(link=v)) for v in points("link", s)]
     return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 
@@ -65,9 +65,11 @@ def goodput_along(lab, s, over, x_title):
 
 def goodput_by_rps(lab, s):
     fig, _, here = goodput_along(lab, s, "rps", "requests a second")
-    caption = (f"Goodput (both targets met) against load, at {number(s.prompt)}-token prompts "
-               f"and {a(s.link)} GB/s link. At {number(s.rps)} req/s: shared "
-               f"{percent(here['shared']['goodput'])}, split {percent(here['split']['goodput'])}.")
+    caption = (f"Goodput (both targets met) against load, at {tag('goodput.prompt', number(s.prompt))}"
+               f"-token prompts and {an('goodput.link', s.link)} GB/s link. At "
+               f"{tag('goodput.rps', number(s.rps))} req/s: shared "
+               f"{tag('goodput.shared', percent(here['shared']['goodput']))}, split "
+               f"{tag('goodput.split', percent(here['split']['goodput']))}.")
     return fig, caption
 
 
@@ -91,28 +93,33 @@ def gap_by_rps(lab, s):
     over = [(v, r["shared"]["gap_p99"]) for v, r in rows if r["shared"]["gap_p99"] > s.gap_target]
     if over:
         v, gap = over[0]
-        crossing = (f"The shared layout's p99 gap passes the {ms(s.gap_target)} target at "
-                    f"{number(v)} req/s ({ms(gap)})")
+        crossing = (f"The shared layout's p99 gap passes the {tag('gap.target', ms(s.gap_target))}"
+                    f" target at {tag('gap.passes_at', number(v))} req/s "
+                    f"({tag('gap.shared_p99', ms(gap))})")
     else:
-        crossing = f"The shared layout's p99 gap stays within the {ms(s.gap_target)} target"
+        crossing = (f"The shared layout's p99 gap stays within the "
+                    f"{tag('gap.target', ms(s.gap_target))} target")
     split_top = max(r["split"]["gap_p99"] for _, r in rows)
-    caption = (f"{crossing}; the split's p99 gap is at most {ms(split_top)} up to "
-               f"{number(x[-1])} req/s: one writing step is {ms(costs.STEP)}.")
+    caption = (f"{crossing}; the split's p99 gap is at most {tag('gap.split_p99', ms(split_top))}"
+               f" up to {tag('gap.rps', number(x[-1]))} req/s: one writing step is "
+               f"{tag('gap.step', ms(costs.STEP))}.")
     return fig, caption
 
 
 def goodput_by_link(lab, s):
     """Figure 3: goodput against link speed (log), the crossover marked."""
     cross = lab.crossover(s)
-    links = list(POINTS["link"])
+    links = list(points("link", s))
     if cross["link"] is not None and cross["link"] < links[0]:
         links.insert(0, cross["link"])
     rows = along(lab, s, "link", links)
     x = [v for v, _ in rows]
-    shared = rows[0][1]["shared"]["goodput"] * 100
+    shared = rows[0][1]["shared"]["goodput"] * 100  # the shared layout has no link
+    here = lab.compare(s)
     data = [
         line("shared", x, [shared] * len(x), SHARED, "%"),
         line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
+        current(s.link, [here["shared"]["goodput"] * 100, here["split"]["goodput"] * 100], "%"),
     ]
     layout = base_layout("link speed (GB/s, log scale)", "goodput (%)",
                          xaxis={"type": "log", **log_ticks(x)},
@@ -126,17 +133,20 @@ def goodput_by_link(lab, s):
         layout["annotations"] = [{"x": log10(g), "y": 50, "xref": "x", "yref": "y",
                                   "text": f"crossover<br>{g:.3g} GB/s", "showarrow": False,
                                   "xanchor": "left", "xshift": 6, "font": {"size": 13}}]
-        caption = (f"Below {g:.3g} GB/s (found by bisection) the split's goodput falls to the "
-                   f"shared layout's {percent(cross['shared_goodput'])} or less; the cache of "
-                   f"{a(s.prompt)}-token prompt then takes "
-                   f"{ms(s.prompt * costs.CACHE_PER_TOKEN / (g * 1e9))} to cross.")
+        caption = (f"Below {tag('link.crossover', f'{g:.3g} GB/s')} (found by bisection) the "
+                   f"split's goodput falls to the shared layout's "
+                   f"{tag('link.shared', percent(cross['shared_goodput']))} or less; the cache "
+                   f"of {an('link.prompt', s.prompt)}-token prompt then takes "
+                   f"{tag('link.crossing', ms(s.prompt * costs.CACHE_PER_TOKEN / (g * 1e9)))}"
+                   f" to cross.")
     elif cross["verdict"] == "never":
         caption = (f"At these settings the split never beats the shared layout "
-                   f"({percent(cross['shared_goodput'])}), however fast the link.")
+                   f"({tag('link.shared', percent(cross['shared_goodput']))}), however fast "
+                   f"the link.")
     else:
         caption = (f"At these settings the split beats the shared layout "
-                   f"({percent(cross['shared_goodput'])}) even over "
-                   f"{a(cross['link'])} GB/s link.")
+                   f"({tag('link.shared', percent(cross['shared_goodput']))}) even over "
+                   f"{an('link.slowest', cross['link'])} GB/s link.")
     return {"data": data, "layout": layout}, caption
 
 
@@ -146,15 +156,17 @@ def goodput_by_prompt(lab, s):
     lead, at = max((r["split"]["goodput"] - r["shared"]["goodput"], v) for v, r in rows)
     best = dict(rows)[at]
     if lead > 0:
-        ahead = (f"the split's lead is largest at {number(at)} tokens "
-                 f"({percent(best['split']['goodput'])} against "
-                 f"{percent(best['shared']['goodput'])})")
+        ahead = (f"the split's lead is largest at {tag('prompt.best', number(at))} tokens "
+                 f"({tag('prompt.best_split', percent(best['split']['goodput']))} against "
+                 f"{tag('prompt.best_shared', percent(best['shared']['goodput']))})")
     else:
         ahead = "the split never serves more than the shared layout"
     last, end = rows[-1]
-    caption = (f"Goodput against prompt length at {number(s.rps)} req/s and {number(s.link)} "
-               f"GB/s: {ahead}; at {number(last)} tokens, shared "
-               f"{percent(end['shared']['goodput'])}, split {percent(end['split']['goodput'])}.")
+    caption = (f"Goodput against prompt length at {tag('prompt.rps', number(s.rps))} req/s and "
+               f"{tag('prompt.link', number(s.link))} GB/s: {ahead}; at "
+               f"{tag('prompt.last', number(last))} tokens, shared "
+               f"{tag('prompt.last_shared', percent(end['shared']['goodput']))}, split "
+               f"{tag('prompt.last_split', percent(end['split']['goodput']))}.")
     return fig, caption
 
 
@@ -194,8 +206,8 @@ def stall(lab, s):
     if found is None:
         layout["meta"] = {"stall": None}
         return {"data": [], "layout": layout}, (
-            f"No {number(s.prompt)}-token read on the first shared GPU overlaps a reply being "
-            f"written at these settings, so there is no stall to show.")
+            f"No {tag('stall.prompt', number(s.prompt))}-token read on the first shared GPU "
+            f"overlaps a reply being written at these settings, so there is no stall to show.")
     _, j, start, end = found
     t0, t1 = start - 6 * costs.STEP, end + 10 * costs.STEP
     data = []
@@ -211,6 +223,7 @@ def stall(lab, s):
     writer_words = sorted(words(w_served, w_replies, t0, t1).values(), key=lambda ts: ts[0])
     for row, times in enumerate(writer_words):
         data.append(word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))
+    writer_gap = max((b - a for ts in writer_words for a, b in zip(ts, ts[1:])), default=None)
     read_from, read_to = (start - t0) * 1000, (end - t0) * 1000  # ms into the window
     layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": read_from,
                          "x1": read_to, "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
@@ -219,11 +232,15 @@ def stall(lab, s):
                               "y": 1, "yanchor": "top", "showarrow": False,
                               "text": f"read<br>{ms(end - start)}", "font": {"size": 13}}]
     layout["meta"] = {"stall": stall_gap, "read": end - start, "start": t0, "end": t1}
-    caption = (f"{t0:.1f} s into the run, the first shared GPU reads {a(s.prompt)}-token "
-               f"prompt for {ms(end - start)} and writes nothing meanwhile: every reply it is "
-               f"writing waits {ms(stall_gap)} between two words (the read plus one "
-               f"{ms(costs.STEP)} step). Over the same {ms(t1 - t0)}, the split's writer "
-               f"writes a word every step.")
+    writing = (f"keeps every reply it writes within {tag('stall.writer_gap', ms(writer_gap))} "
+               f"between two words" if writer_gap is not None else "has no reply to write")
+    caption = (f"{tag('stall.at', f'{t0:.1f} s')} into the run, the first shared GPU reads "
+               f"{an('stall.prompt', s.prompt)}-token prompt for "
+               f"{tag('stall.read', ms(end - start))} and writes nothing meanwhile: every reply "
+               f"it is writing waits {tag('stall.gap', ms(stall_gap))} between two words (the "
+               f"read plus one {tag('stall.step', ms(costs.STEP))} step). Over the same "
+               f"{tag('stall.window', ms(t1 - t0))}, the split's writer, which never reads, "
+               f"{writing}.")
     return {"data": data, "layout": layout}, caption
 
 
@@ -237,6 +254,14 @@ class Figure:
         # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
         # only cached runs to read], so the page can do them a few at a time
         self.needs = needs
+
+    def render(self, lab, s):
+        """The figure and its caption as the page gets them: the caption as text, and as a
+        template whose {key} fields the page fills with numbers marked data-metric="key"."""
+        fig, tagged = self.draw(lab, s)
+        template, shown = untag(tagged)
+        return {"figure": fig, "caption": fill(template, shown), "template": template,
+                "shown": shown}
 
 
 FIGURES = {

@@ -7,8 +7,8 @@ The web worker holds one `Page` and passes every message to `handle`:
    "part": k}
       -> {"parts": n, "next": k2}: pieces k..k2-1 of the n the figure needs were
          simulated (for about SLICE seconds), so the page can ask for a newer setting
-         first; once every piece is done the reply also holds "figure" (a Plotly dict)
-         and "caption".
+         first; once every piece is done the reply also holds "figure" (a Plotly dict),
+         "caption" (text), and the caption as "template" and "shown", as for the headline.
 Bad requests get {"error": "<one clear line>"}; nothing else escapes.
 """
 
@@ -62,8 +62,7 @@ class Page:
             part += 1
             if perf_counter() - began > SLICE:
                 return {"parts": len(pieces), "next": part}
-        fig, caption = figure.draw(self.lab, s)
-        return {"parts": len(pieces), "next": part, "figure": fig, "caption": caption}
+        return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
 
 
 def compare_message(lab, s):

@@ -4,6 +4,8 @@ The page shows text made here (in the browser's Python), so a figure reads the s
 terminal, on the page and in a caption.
 """
 
+import re
+
 from .settings import FIELDS, describe
 
 METRICS = (  # (key, words) in the order tables show them
@@ -45,6 +47,32 @@ def a(x):
     text = number(x)
     spoken_first = text.split(",")[0].split(".")[0]  # "11" in 11,000: "eleven thousand"
     return f"an {text}" if text.startswith("8") or spoken_first in ("11", "18") else f"a {text}"
+
+
+def tag(key, text):
+    """A number in running text (a caption), marked so the page can give it its own
+    data-metric="<key>", as it does the headline's; `untag` takes the marks out again."""
+    return f"\x02{key}\x1f{text}\x03"
+
+
+def an(key, x):
+    """A tagged number with its article: "a 2,000", of which "2,000" carries the tag."""
+    article, text = a(x).split(" ", 1)
+    return f"{article} {tag(key, text)}"
+
+
+TAGGED = re.compile("\x02([a-z_0-9]+[.][a-z_0-9]+)\x1f([^\x03]*)\x03")
+
+
+def untag(text):
+    """Tagged text as the headline is written: (template with {key} fields, {key: text})."""
+    texts = {}
+
+    def field(found):
+        texts[found[1]] = found[2]
+        return "{" + found[1] + "}"
+
+    return TAGGED.sub(field, text), texts
 
 
 def shown(result):

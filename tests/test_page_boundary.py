@@ -7,7 +7,7 @@ import pytest
 import sim
 from sim.figures import FIGURES
 from sim.page import Page
-from sim.report import HEADLINE, shown
+from sim.report import HEADLINE, fill, shown
 
 
 @pytest.fixture
@@ -37,8 +37,9 @@ def test_figures_come_in_pieces_then_whole(page):
                 break
             assert part < reply["next"] <= reply["parts"]
             part = reply["next"]
-        fig, caption = figure.draw(sim.Lab(), sim.Settings(prompt=3000))
-        assert reply["figure"] == json.loads(json.dumps(fig)) and reply["caption"] == caption
+        drawn = figure.render(sim.Lab(), sim.Settings(prompt=3000))
+        assert {k: reply[k] for k in drawn} == json.loads(json.dumps(drawn))
+        assert reply["caption"] == fill(reply["template"], reply["shown"])
         again = ask(page, {"type": "figure", "name": name, "part": 0, "settings": {"prompt": 3000}})
         assert "figure" in again  # cached runs: one request is enough
 

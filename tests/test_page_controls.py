@@ -91,3 +91,16 @@ def test_bad_url_values_are_clamped_and_said(browser, site):
         assert page.is_hidden("#notices")
     finally:
         page.context.close()
+
+
+def test_step_buttons_move_one_stop(lesson):
+    """On a phone a stop is a few px wide: the - and + buttons step exactly one."""
+    lesson.evaluate("window.pdsplit.set({rps: 4, prompt: 2000, reply: 200, link: 25, ttft_target: 0.5, gap_target: 0.1, requests: 600, seed: 7})")
+    lesson.get_by_role("button", name="Raise requests a second one stop").click()
+    lesson.get_by_role("button", name="Lower link speed one stop").click()
+    assert lesson.evaluate("window.pdsplit.settings()") == sim.Settings(rps=4.25, link=20).as_dict()
+    lesson.wait_for_function("window.pdsplit.result().settings.link === 20")
+    assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25, link=20)
+    lesson.evaluate("window.pdsplit.set({rps: 20})")
+    lesson.get_by_role("button", name="Raise requests a second one stop").click()
+    assert lesson.evaluate("window.pdsplit.settings().rps") == 20  # the top stop holds

@@ -21,6 +21,30 @@ SMALL_TEXT = """() => {
     return small;
 }"""
 
+# Text against the page's white: WCAG AA asks 4.5:1 for text of this size.
+LOW_CONTRAST = """() => {
+    const luminance = rgb => {
+        const [r, g, b] = rgb.match(/[\\d.]+/g).slice(0, 3).map(v => {
+            const c = Number(v) / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const low = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const element = node.parentElement;
+        if (!node.textContent.trim() || !element || element.closest('.plot, script')) continue;
+        const ratio = 1.05 / (luminance(getComputedStyle(element).color) + 0.05);
+        if (ratio < 4.5) low.push([node.textContent.trim().slice(0, 40), ratio.toFixed(2)]);
+    }
+    return low;
+}"""
+
+# Whatever a finger should hit: at least 40 px tall.
+SMALL_TARGETS = """() => Array.from(document.querySelectorAll('button, input'), e => [e.id || e.textContent, e.getBoundingClientRect().height])
+    .filter(([, h]) => h < 40)"""
+
 LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => {
     const legend = plot.querySelector('g.legend');
     const areas = Array.from(plot.querySelectorAll('.draglayer .nsewdrag'), r => r.getBoundingClientRect());
@@ -38,6 +62,8 @@ def test_layout(browser, site, artifacts, width, height):
         scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll[0] <= scroll[1], f"page is {scroll[0]} px wide in a {scroll[1]} px window"
         assert page.evaluate(SMALL_TEXT) == []
+        assert page.evaluate(LOW_CONTRAST) == []
+        assert page.evaluate(SMALL_TARGETS) == []
         legends = page.evaluate(LEGENDS)
         assert len(legends) == 5
         for plot, legend_bottom, plot_top in legends:

@@ -5,7 +5,7 @@ import random
 import pytest
 
 import sim
-from sim.report import shown
+from sim.report import number, shown
 from sim.settings import FIELDS
 from sim.trace import STATES
 
@@ -30,12 +30,18 @@ def test_page_equals_native(lesson, changes):
     native = sim.compare(**full)
     assert result == native
     assert lesson.evaluate("window.pdsplit.result()") == native
-    texts = lesson.evaluate(
-        "() => Array.from(document.querySelectorAll('[data-metric]'), e => [e.dataset.metric, e.textContent])")
+    texts = lesson.evaluate("""() => Array.from(
+        document.querySelectorAll('[data-metric^="shared."], [data-metric^="split."]'),
+        e => [e.dataset.metric, e.textContent])""")
     want = shown(native)
     assert len(texts) >= 10
     for key, text in texts:
         assert text == want[key], key
+    for name, text in lesson.evaluate("""() => Array.from(
+            document.querySelectorAll('[data-metric^="settings."]'),
+            e => [e.dataset.metric.split('.')[1], e.textContent])"""):
+        factor, unit = FIELDS[name].metadata["shown"]
+        assert text == f"{number(full[name] * factor)} {unit or FIELDS[name].metadata['unit']}"
     headline = lesson.text_content("#headline")
     assert want["shared.goodput"] in headline and want["split.goodput"] in headline
 
@@ -49,3 +55,23 @@ def test_lesson_default_headline(lesson):
 def test_set_refuses_unknown_names(lesson):
     message = lesson.evaluate("window.pdsplit.set({speed: 3}).then(() => 'resolved', e => e.message)")
     assert message.startswith('unknown setting "speed"')
+
+
+def test_every_number_shown_is_marked(lesson):
+    """Outside headings, buttons, status lines and the plots' own axes, no digit stands
+    outside an element marked data-metric: CI can find every number the page shows.
+    (Names such as p50, p99 or Llama-3-8B are not numbers.)"""
+    lesson.evaluate("window.pdsplit.set({rps: 10, link: 0.25})")
+    lesson.evaluate("window.pdsplit.settled()")
+    bare, marked = lesson.evaluate("""() => {
+        const skip = "h1, h2, button, #status, #notices, .plot, .name, script, [data-metric]";
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        const bare = [];
+        for (let node; (node = walker.nextNode());) {
+            if (/(^|[^a-z0-9])\\d/i.test(node.nodeValue) && !node.parentElement.closest(skip)) bare.push(node.nodeValue);
+        }
+        return [bare, Array.from(document.querySelectorAll("[data-metric]"), e => e.dataset.metric)];
+    }""")
+    assert bare == [], bare
+    prefixes = {key.split(".")[0] for key in marked}
+    assert {"shared", "split", "settings", "costs", "stall", "gap", "link", "prompt"} <= prefixes

@@ -3,7 +3,7 @@
 import { SettingsTable } from "./settings.js";
 import { PythonWorker } from "./python.js";
 import { Job, Latest } from "./latest.js";
-import { showFigure, showHeadline, showNotices, showNumbers, showStatus } from "./view.js";
+import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 
 const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
 const MAIN_CHARTS = 2;
@@ -27,7 +27,7 @@ showNotices($("notices"), opened.notices);
 
 /** @param {any} message  a compare reply @param {string} source */
 function drawNumbers(message, source) {
-  showHeadline($("headline"), message.headline ?? baked.headline, message.shown);
+  showTemplate($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
   document.body.classList.remove("stale");
   if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
@@ -44,7 +44,11 @@ function drawFigure(name, reply, source) {
   const index = FIGURES.indexOf(name);
   const key = table.key(settings);
   if (index === MAIN_CHARTS - 1) dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
-  if (index === FIGURES.length - 1) dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
+  if (index === FIGURES.length - 1) {
+    // Screen readers hear the headline once the page has settled, not at every stop of a drag.
+    $("announce").textContent = $("headline").textContent;
+    dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
+  }
 }
 
 /** Show the baked result for the current settings, if the build made one. */
@@ -108,14 +112,23 @@ function buildControls() {
     if (!f.slider) continue;
     const row = document.createElement("div");
     row.className = "slider";
-    row.innerHTML = `<label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}"></output>` +
-      `<input type="range" id="slider-${f.name}" min="0" max="${f.slider.length - 1}" step="1">`;
+    row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +
+      `<button type="button" class="step" data-step="-1">−</button>` +
+      `<input type="range" id="slider-${f.name}" min="0" max="${f.slider.length - 1}" step="1">` +
+      `<button type="button" class="step" data-step="1">+</button>`;
     /** @type {HTMLElement} */ (row.querySelector("label")).textContent = f.label;
     /** @type {HTMLElement} */ (row.querySelector("label")).title = f.help;
     const slider = /** @type {HTMLInputElement} */ (row.querySelector("input"));
-    slider.addEventListener("input", () => {
-      change({ ...settings, [f.name]: f.slider[Number(slider.value)] });
-    });
+    const stops = /** @type {number[]} */ (f.slider);
+    slider.addEventListener("input", () => change({ ...settings, [f.name]: stops[Number(slider.value)] }));
+    for (const button of row.querySelectorAll("button.step")) {
+      const step = Number(/** @type {HTMLElement} */ (button).dataset.step);
+      button.setAttribute("aria-label", `${step < 0 ? "Lower" : "Raise"} ${f.label.toLowerCase()} one stop`);
+      button.addEventListener("click", () => {
+        const index = Math.min(stops.length - 1, Math.max(0, table.sliderIndex(f.name, settings[f.name]) + step));
+        if (stops[index] !== settings[f.name]) change({ ...settings, [f.name]: stops[index] });
+      });
+    }
     sliders.append(row);
   }
   const buttons = $("states");

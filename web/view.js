@@ -6,15 +6,17 @@
 const PLOTLY_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
 
 /**
- * The headline from its template: "{shared.goodput}" becomes a marked-up number.
+ * Text from a template made in Python (the headline, a caption): "{shared.goodput}" becomes
+ * that number, marked data-metric="shared.goodput".
  * @param {HTMLElement} element @param {string} template @param {Record<string, string>} shown
+ * @param {string} [tag] the element each number goes in
  */
-export function showHeadline(element, template, shown) {
+export function showTemplate(element, template, shown, tag = "strong") {
   element.replaceChildren();
-  for (const piece of template.split(/(\{[a-z_]+\.[a-z_0-9]+\})/)) {
+  for (const piece of template.split(/(\{[a-z_0-9]+\.[a-z_0-9]+\})/)) {
     const key = piece.match(/^\{(.+)\}$/)?.[1];
     if (key && key in shown) {
-      const span = document.createElement("strong");
+      const span = document.createElement(tag);
       span.dataset.metric = key;
       span.textContent = shown[key];
       element.append(span);
@@ -34,12 +36,13 @@ export function showNumbers(root, shown) {
 
 /**
  * Draw a Plotly figure dict made in Python; the caption below it.
- * @param {HTMLElement} chart @param {HTMLElement|null} caption @param {{figure: any, caption: string}} reply
+ * @param {HTMLElement} chart @param {HTMLElement|null} caption
+ * @param {{figure: any, caption: string, template: string, shown: Record<string, string>}} reply
  */
 export function showFigure(chart, caption, reply) {
   const figure = structuredClone(reply.figure); // Plotly writes into what it is given
   Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
-  if (caption) caption.textContent = reply.caption;
+  if (caption) showTemplate(caption, reply.template, reply.shown, "span");
 }
 
 /** @param {HTMLElement} element @param {string} text @param {"info"|"busy"|"error"} [kind] */
