@@ -37,7 +37,7 @@ def speedup(requests, repeats, rng):
     for _ in range(repeats):
         kw = distinct_settings(rng, requests)
         t_oracle = timed(lambda: oracle.compare(**kw))
-        t_engine = timed(lambda: sim.compare(**kw))  # a fresh Lab: no cached draws or runs
+        t_engine = timed(lambda: sim.Lab().compare(sim.Settings(**kw)))  # nothing cached
         ratios.append(t_oracle / t_engine)
         engine.append(t_engine)
     return statistics.median(ratios), min(ratios), statistics.median(engine)
@@ -57,7 +57,7 @@ def main():
               f"engine {t * 1e3:.2f} ms")
     print("one compare at the defaults (fresh lab):")
     for requests, repeats in ((600, 41), (6000, 11), (60000, 3)):
-        t = median_time(lambda: sim.compare(requests=requests), repeats)
+        t = median_time(lambda: sim.Lab().compare(sim.Settings(requests=requests)), repeats)
         print(f"  {requests:>6,} requests: {t * 1e3:8.2f} ms")
     values = [0.25 + k for k in range(20)]
     t = median_time(lambda: sim.Lab().sweep(sim.Settings(), "rps", values), 7)

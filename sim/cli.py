@@ -5,7 +5,8 @@ import json
 import sys
 
 from .lab import MAX_POINTS, SWEEPABLE, Lab
-from .report import HEADLINE, compare_table, fill, number, percent, setting_line, shown, table, value
+from .report import (HEADLINE, METRICS, compare_table, fill, number, percent, setting_line,
+                     shown, value)
 from .settings import FIELDS, Settings, describe, parse
 from .trace import lesson
 
@@ -19,6 +20,50 @@ def add_settings(parser):
         meta = f.metadata
         parser.add_argument(flag(name), dest=name, metavar=meta["unit"].upper() or "N",
                             help=f"{meta['help']}: {describe(name)} (default {f.default})")
+
+
+VALUE_OPTIONS = [flag(name) for name in FIELDS] + ["--over"]  # each takes one value
+LIST_OPTIONS = ["--values"]  # takes one or more values
+OPTIONS = VALUE_OPTIONS + LIST_OPTIONS + ["--json", "--help", "-h"]
+
+
+def option(token):
+    """The option a token names (exactly, or as an unambiguous abbreviation), or None."""
+    if token in OPTIONS:
+        return token
+    if not token.startswith("--") or token == "--":
+        return None
+    named = [o for o in OPTIONS if o.startswith(token)]
+    return named[0] if len(named) == 1 else None
+
+
+def attach_values(argv):
+    """argv with each option's value attached: `--rps -1e3` becomes `--rps=-1e3`.
+
+    argparse takes a token starting with '-' for an option unless it looks like a plain
+    negative number (-5, -.5), so `--rps -1e3` or `--rps -inf` would fail with "expected one
+    argument" and never reach the field's own message. A list's values are joined with
+    commas (`--values -1 2` becomes `--values=-1,2`). Every token that is not an option
+    (see OPTIONS) counts as a value; everything after `--` is left alone."""
+    out, i = [], 0
+    while i < len(argv):
+        token, i = argv[i], i + 1
+        if token == "--":
+            return out + argv[i - 1:]
+        name = option(token)
+        if name in LIST_OPTIONS:
+            values = []
+            while i < len(argv) and argv[i] != "--" and option(argv[i]) is None:
+                values.append(argv[i])
+                i += 1
+            out.append(f"{name}={','.join(values)}" if values else token)
+        elif name in VALUE_OPTIONS and i < len(argv) and argv[i] != "--" \
+                and option(argv[i]) is None:
+            out.append(f"{name}={argv[i]}")
+            i += 1
+        else:
+            out.append(token)
+    return out
 
 
 def settings_from(args):
@@ -58,15 +103,30 @@ def sweep_values(over, texts):
     return [parse(over, t) for t in items]
 
 
+SWEEP_COLUMNS = ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")  # METRICS' keys
+
+
+def sweep_cell(key, x):
+    """A sweep table's cell: a share as value() writes it, a time in ms without the unit."""
+    return value(key, x) if key == "goodput" else f"{x * 1000:.1f}"
+
+
 def sweep_table(result):
-    over = result["over"]
-    header = [over, "shared goodput", "split goodput", "shared gap p99", "split gap p99",
-              "shared first p99", "split first p99"]
-    rows = [[number(p["value"]), percent(p["shared"]["goodput"]), percent(p["split"]["goodput"]),
-             value("gap_p99", p["shared"]["gap_p99"]), value("gap_p99", p["split"]["gap_p99"]),
-             value("ttft_p99", p["shared"]["ttft_p99"]), value("ttft_p99", p["split"]["ttft_p99"])]
-            for p in result["points"]]
-    return table(rows, header)
+    """A row per value; each measure a pair of columns (shared, split) under its name."""
+    words = dict(METRICS)
+    first = [result["over"]] + [number(p["value"]) for p in result["points"]]
+    width = max(map(len, first))
+    lines = [" " * width] + [cell.ljust(width) for cell in first]  # names, header, rows
+    for key in SWEEP_COLUMNS:
+        name = words[key] + ("" if key == "goodput" else " (ms)")
+        shared, split = ([layout] + [sweep_cell(key, p[layout][key]) for p in result["points"]]
+                         for layout in ("shared", "split"))
+        right = max(map(len, split))
+        left = max(max(map(len, shared)), len(name) - 2 - right)  # the name fits over the pair
+        lines[0] += "   " + name.rjust(left + 2 + right)
+        for i, (a, b) in enumerate(zip(shared, split), 1):
+            lines[i] += "   " + a.rjust(left) + "  " + b.rjust(right)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def crossover_text(c):
@@ -82,7 +142,7 @@ def crossover_text(c):
 
 
 def run(argv, out):
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(attach_values(argv))
     s = settings_from(args)
     lab = Lab()
     if args.command == "trace":

@@ -1,8 +1,9 @@
 """The lab: runs both layouts for a setting, remembers runs, and scores them.
 
-One object owns the caches (no module globals): the random draws per (seed, count), and
-the recent runs keyed by what they depend on, so that moving only a target re-scores the
-cached runs, and a sweep along one axis reuses the draws.
+One object owns the caches: the random draws per (seed, count), and the recent runs keyed
+by what they depend on, so that moving only a target re-scores the cached runs, and a sweep
+along one axis reuses the draws. The one module global is DEFAULT_LAB, the lab behind the
+module-level `compare`.
 """
 
 from collections import OrderedDict
@@ -159,6 +160,12 @@ SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
 BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
 
 
+# The lab behind `compare` (and `sim.compare`): shared by every call, so a change of only a
+# target re-scores a cached run. Bounded like any Lab; like any Lab, not for several threads.
+DEFAULT_LAB = Lab()
+
+
 def compare(**settings):
-    """Both layouts for the given settings (defaults for the rest), computed afresh."""
-    return Lab().compare(Settings.make(**settings))
+    """Both layouts for the given settings (defaults for the rest), from DEFAULT_LAB: one
+    lab shared by every call, so that changing only a target re-scores the cached runs."""
+    return DEFAULT_LAB.compare(Settings.make(**settings))

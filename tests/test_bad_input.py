@@ -7,7 +7,8 @@ import sys
 import pytest
 
 import sim
-from sim.settings import FIELDS, Settings, parse
+from sim.cli import flag, main
+from sim.settings import FIELDS, Settings, describe, parse
 
 BAD = [
     ("rps", -1.0), ("rps", 0), ("rps", math.nan), ("rps", math.inf), ("rps", 1e9),
@@ -79,3 +80,26 @@ def test_cli_prints_the_message_and_exits_2(args, message):
 def test_cli_usage_errors_exit_2():
     done = cli("sweep", "--over", "colour", "--values", "1")
     assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "sweep", "crossover", "trace"])
+@pytest.mark.parametrize("text", ["-1e3", "-inf", "-nan", "-5", "-.5"])
+def test_a_value_starting_with_a_dash_reaches_the_range_check(command, text, capsys):
+    # argparse alone reads `--rps -1e3` as a missing value ("expected one argument").
+    extra = ["--over", "link", "--values", "1"] if command == "sweep" else []
+    for name in FIELDS:
+        assert main([command, flag(name), text] + extra) == 2
+        err = capsys.readouterr().err
+        assert f"{name} must be {describe(name)}; got {text!r}" in err
+
+
+@pytest.mark.parametrize("values", [["-1e3"], ["2", "-inf"], ["-nan,2"], ["4", "-5", "6"]])
+def test_sweep_values_starting_with_a_dash_reach_the_range_check(values, capsys):
+    assert main(["sweep", "--over", "rps", "--values", *values, "--json"]) == 2
+    bad = next(v for v in ",".join(values).split(",") if v.startswith("-"))
+    assert f"rps must be a number from 0.01 to 1000 req/s; got {bad!r}" in capsys.readouterr().err
+
+
+def test_an_option_is_still_not_taken_for_a_value():
+    done = cli("compare", "--rps", "--json")
+    assert done.returncode == 2 and "argument --rps: expected one argument" in done.stderr

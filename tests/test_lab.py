@@ -46,3 +46,21 @@ def test_crossover_in_steps_equals_in_one_go():
     assert 3 <= steps <= 45
     assert lab.crossover(s) == sim.Lab().crossover(s)
     assert lab.crossover(s.but(link=1.0))["link"] == lab.crossover(s)["link"]  # link-free
+
+
+def test_sim_compare_rescores_a_target_change_without_simulating(monkeypatch):
+    calls = []
+    for name in ("shared", "split"):
+        engine = getattr(sim.layouts, name)
+        monkeypatch.setattr(sim.layouts, name,
+                            lambda *args, _engine=engine, _name=name: calls.append(_name)
+                            or _engine(*args))
+    monkeypatch.setattr(sim.lab, "DEFAULT_LAB", sim.Lab())  # an empty cache to start from
+    first = sim.compare(seed=11)
+    assert calls == ["shared", "split"]
+    looser = sim.compare(seed=11, ttft_target=2.0, gap_target=0.2)
+    assert calls == ["shared", "split"]  # scored again, not simulated again
+    assert looser["shared"]["goodput"] > first["shared"]["goodput"]
+    sim.compare(seed=11, link=1.25)
+    assert calls == ["shared", "split", "split"]  # a new link: only the split runs again
+    assert looser == sim.Lab().compare(Settings(seed=11, ttft_target=2.0, gap_target=0.2))

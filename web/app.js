@@ -147,6 +147,17 @@ function buildControls() {
   buttons.append(reset);
 }
 
+// ---- in a course site's iframe: tell the parent page how tall the lesson is ----
+
+if (window.parent !== window) {
+  let told = 0;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== told) window.parent.postMessage({ type: "pdsplit:height", height }, "*");
+    told = height;
+  }).observe(document.documentElement);
+}
+
 // ---- start ----
 
 buildControls();
