@@ -31,12 +31,14 @@ def test_four_figures(drawn):
                              "fig4-goodput-by-prompt"]
 
 
-def committed(name):
+def committed(name, binary=False):
     """A file of figures/ as committed (make build rewrites the working copy), or as it
     stands when this is not a git checkout."""
     done = subprocess.run(["git", "-C", str(ROOT), "show", f"HEAD:figures/{name}"],
-                          capture_output=True, text=True)
-    return done.stdout if done.returncode == 0 else (FILES / name).read_text()
+                          capture_output=True, text=not binary)
+    if done.returncode == 0:
+        return done.stdout
+    return (FILES / name).read_bytes() if binary else (FILES / name).read_text()
 
 
 def test_committed_json_is_what_the_code_draws(drawn):
@@ -49,10 +51,14 @@ def test_readme_captions_are_the_code_s(drawn):
     assert committed("README.md") == export.readme(figures)
 
 
-def test_svg_files_are_steady(drawn):
-    """Drawing again writes the same bytes, so a build leaves the checkout clean."""
+def test_images_are_steady_and_committed(drawn):
+    """`make figures` (run by `make test` before the tests) writes the committed bytes again:
+    drawing is steady, so a build leaves the checkout clean, and no image is stale."""
     for stem in drawn:
         assert 'id="defs-fig' in (FILES / f"{stem}.svg").read_text()
+        for kind in ("svg", "png"):
+            name = f"{stem}.{kind}"
+            assert (FILES / name).read_bytes() == committed(name, binary=True), f"{name}: make figures"
 
 
 def test_figure1_stall_is_read_plus_one_step(drawn):
