@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,7 @@ def micropip_wheel(lock):
 def pyodide_inputs():
     """The Pyodide core's files, its lock, and the micropip wheel the lock names."""
     lock_path = need(PYODIDE / "pyodide-lock.json", "run npm ci, or make build")
+    pyodide_dir()  # its package.json names the version
     for name in PYODIDE_RUNTIME:
         need(PYODIDE / name, "run npm ci, or make build")
     lock = json.loads(lock_path.read_text())
@@ -71,9 +73,16 @@ def pyodide_inputs():
     return lock, micropip_wheel(lock)
 
 
+def pyodide_dir():
+    """Where the Pyodide core goes in dist/: a folder per Pyodide version, since Pyodide
+    loads its own files without our version query (see `versioned`)."""
+    package = json.loads(need(PYODIDE / "package.json", "run npm ci, or make build").read_text())
+    return f"pyodide/{package['version']}/"
+
+
 def copy_pyodide(out, lock, wheel):
     """The Pyodide core, and a lock that lists only micropip, with the hash of our copy."""
-    target = out / "pyodide"
+    target = out / pyodide_dir()
     target.mkdir(parents=True)
     for name in PYODIDE_RUNTIME:
         shutil.copyfile(PYODIDE / name, target / name)
@@ -124,16 +133,38 @@ def metric_rows(shown, keys):
     return "".join(rows)
 
 
-def render_page(states, wheel):
+def content_version(out):
+    """A short hash of everything the page loads: it changes whenever any of it does."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(out)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def versioned(out, version):
+    """Every URL the page asks for by its own code carries ?v=<version>, so that after a
+    redeploy no browser mixes a cached old file with new ones. (Pyodide's own files are
+    in a folder named after its version instead.)"""
+    for name in WEB_FILES:
+        if name.endswith(".js"):
+            path = out / name
+            path.write_text(re.sub(r'(from "\./[\w.-]+\.m?js)"', rf'\1?v={version}"', path.read_text()))
+
+
+def render_page(states, wheel, version, pyodide):
     default = states[0]["compare"]
     shown = default["shown"]
     headline = html.escape(HEADLINE)
     for key, text in shown.items():
         headline = headline.replace("{" + key + "}",
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
-    baked = {"schema": schema(), "headline": HEADLINE, "wheel": wheel, "states": states}
+    baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
+             "pyodide": pyodide, "version": version, "states": states}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
+    for ref in ("style.css", "app.js", f"vendor/{PLOTLY.name}"):
+        assert f'"{ref}"' in page, ref
+        page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
     constants = {  # the footer's numbers, each marked like every other number on the page
         "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
         "costs.step": ms(costs.STEP),
@@ -167,7 +198,9 @@ def build(out):
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
     for name in WEB_FILES:
         shutil.copyfile(WEB / name, out / name)
-    (out / "index.html").write_text(render_page(bake(Lab()), wheel))
+    version = content_version(out)
+    versioned(out, version)
+    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide_dir()))
     files = sorted(p for p in out.rglob("*") if p.is_file())
     total = 0
     for path in files:

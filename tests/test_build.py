@@ -6,6 +6,8 @@ import re
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,11 +29,20 @@ def test_refuses_without_micropip(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def baked():
+    page = (DIST / "index.html").read_text()
+    return json.loads(re.search(r'id="pdsplit-baked">(.*?)</script>', page, re.S).group(1))
+
+
 def test_lock_carries_the_shipped_micropip_hash():
-    lock = json.loads((DIST / "pyodide" / "pyodide-lock.json").read_text())
+    (lock_path,) = DIST.glob("pyodide/*/pyodide-lock.json")
+    lock = json.loads(lock_path.read_text())
+    package = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())
+    assert lock_path.parent.name == package["version"]  # a folder per Pyodide version
+    assert baked()["pyodide"] == f"pyodide/{package['version']}/"
     assert list(lock["packages"]) == ["micropip"]
     entry = lock["packages"]["micropip"]
-    wheel = DIST / "pyodide" / entry["file_name"]
+    wheel = lock_path.parent / entry["file_name"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
 
 
@@ -44,11 +55,30 @@ def test_sim_wheel_is_this_source():
             assert z.read(name) == (ROOT / name).read_bytes()
 
 
-def test_page_refers_only_to_its_own_files():
+def test_page_refers_only_to_its_own_files_each_versioned():
+    """Every file the page's own code asks for exists in dist/ and carries ?v=<the build's
+    content hash>, so a redeploy never mixes cached old files with new ones."""
     page = (DIST / "index.html").read_text()
-    for ref in re.findall(r'(?:src|href)="([^"]+)"', page):
-        assert not re.match(r"^(https?:)?//", ref), ref
-        assert ref.startswith("data:") or (DIST / ref).is_file(), ref
+    version = baked()["version"]
+    assert re.fullmatch(r"[0-9a-f]{12}", version)
+    refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
+    assert len(refs) == 3
     for script in ("app.js", "worker.js", "settings.js", "python.js", "latest.js", "view.js"):
-        for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text()):
-            assert ref.startswith("./") and (DIST / ref).is_file(), (script, ref)
+        refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
+                 if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
+    refs.append(baked()["wheel"])
+    assert len(refs) == 8  # 3 in the page, 4 imports in app.js, the wheel
+    for ref in refs:
+        assert not re.match(r"^(https?:)?//", ref), ref
+        path, _, query = ref.partition("?")
+        assert (DIST / path).is_file() and query == f"v={version}", ref
+
+
+def test_the_version_follows_every_byte(tmp_path):
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "app.js").write_text("one")
+    (tmp_path / "vendor" / "plotly.js").write_text("two")
+    before = build.content_version(tmp_path)
+    assert build.content_version(tmp_path) == before
+    (tmp_path / "vendor" / "plotly.js").write_text("twO")
+    assert build.content_version(tmp_path) != before

@@ -8,7 +8,7 @@ import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "
 const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
 const MAIN_CHARTS = 2;
 
-/** @type {{schema: any[], headline: string, wheel: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -62,7 +62,8 @@ function drawBaked() {
 
 // ---- the worker ----
 
-const worker = new PythonWorker(new URL(`./worker.js?wheel=${encodeURIComponent(baked.wheel)}`, import.meta.url));
+const workerQuery = new URLSearchParams({ v: baked.version, wheel: baked.wheel, pyodide: baked.pyodide });
+const worker = new PythonWorker(new URL(`./worker.js?${workerQuery}`, import.meta.url));
 const latest = new Latest((type, body) => worker.call(type, body), {
   numbers: (job, reply) => drawNumbers(reply, "python"),
   figure: (job, name, reply) => drawFigure(name, reply, "python"),

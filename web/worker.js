@@ -1,14 +1,15 @@
 // The Python side of the page, in a module Web Worker so the page never blocks: boots
-// Pyodide from ./pyodide/, installs the simulator's wheel with micropip, then passes each
-// message to sim.page.Page.handle (JSON in, JSON out).
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+// Pyodide from the folder given as ?pyodide=, installs the simulator's wheel given as
+// ?wheel= with micropip, then passes each message to sim.page.Page.handle (JSON in, JSON out).
 
 const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
+const pyodideDir = new URL(here.searchParams.get("pyodide") ?? "./pyodide/", here).href;
 
 async function boot() {
   const began = performance.now();
-  const pyodide = await loadPyodide({ indexURL: new URL("./pyodide/", here).href });
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
+  const pyodide = await loadPyodide({ indexURL: pyodideDir });
   const failures = [];
   // loadPackage resolves even when a package fails to load: the import below is the check.
   await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (m) => failures.push(m) });
