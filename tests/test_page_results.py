@@ -64,7 +64,8 @@ def test_every_number_shown_is_marked(lesson):
     lesson.evaluate("window.pdsplit.set({rps: 10, link: 0.25})")
     lesson.evaluate("window.pdsplit.settled()")
     bare, marked = lesson.evaluate("""() => {
-        const skip = "h1, h2, button, #status, #notices, .plot, .name, script, [data-metric]";
+        // #announce: the headline again, hidden, for screen readers
+        const skip = "h1, h2, button, #status, #notices, #announce, .plot, .name, script, [data-metric]";
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         const bare = [];
         for (let node; (node = walker.nextNode());) {
