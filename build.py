@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -97,7 +98,9 @@ def build_sim_wheel(out):
     with tempfile.TemporaryDirectory() as tmp:
         done = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-             "--quiet", "-w", tmp, str(ROOT)], capture_output=True, text=True)
+             "--quiet", "-w", tmp, str(ROOT)], capture_output=True, text=True,
+            # fixed zip dates: the same source gives the same bytes, so the same ?v=
+            env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
         if done.returncode:
             raise MissingInput(f"could not build the sim wheel:\n{done.stderr.strip()}")
         wheel = next(Path(tmp).glob("*.whl"))

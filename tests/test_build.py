@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -82,3 +83,19 @@ def test_the_version_follows_every_byte(tmp_path):
     assert build.content_version(tmp_path) == before
     (tmp_path / "vendor" / "plotly.js").write_text("twO")
     assert build.content_version(tmp_path) != before
+
+
+def test_the_sim_wheel_is_reproducible(tmp_path):
+    """The same source builds the same wheel bytes, so a rebuild keeps the page's ?v=."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = build.build_sim_wheel(tmp_path / "a")
+    sources = {p: (p.stat().st_atime_ns, p.stat().st_mtime_ns) for p in (ROOT / "sim").glob("*.py")}
+    try:
+        for source, (atime, mtime) in sources.items():  # dated otherwise, as a fresh clone's
+            os.utime(source, ns=(atime, mtime + 86_400 * 10**9))
+        assert build.build_sim_wheel(tmp_path / "b") == first
+    finally:
+        for source, times in sources.items():
+            os.utime(source, ns=times)
+    assert (tmp_path / "a" / first).read_bytes() == (tmp_path / "b" / first).read_bytes()
