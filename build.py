@@ -62,16 +62,17 @@ def micropip_wheel(lock):
 
 
 def pyodide_inputs():
-    """The Pyodide core's files, its lock, and the micropip wheel the lock names."""
+    """The Pyodide core's files, its lock, the micropip wheel the lock names, and the folder
+    of dist/ the core goes in."""
     lock_path = need(PYODIDE / "pyodide-lock.json", "run npm ci, or make build")
-    pyodide_dir()  # its package.json names the version
+    folder = pyodide_dir()
     for name in PYODIDE_RUNTIME:
         need(PYODIDE / name, "run npm ci, or make build")
     lock = json.loads(lock_path.read_text())
     entry = lock["packages"]["micropip"]
     if entry.get("depends"):
         raise MissingInput(f"micropip now depends on {entry['depends']}: ship those too")
-    return lock, micropip_wheel(lock)
+    return lock, micropip_wheel(lock), folder
 
 
 def pyodide_dir():
@@ -81,9 +82,8 @@ def pyodide_dir():
     return f"pyodide/{package['version']}/"
 
 
-def copy_pyodide(out, lock, wheel):
+def copy_pyodide(target, lock, wheel):
     """The Pyodide core, and a lock that lists only micropip, with the hash of our copy."""
-    target = out / pyodide_dir()
     target.mkdir(parents=True)
     for name in PYODIDE_RUNTIME:
         shutil.copyfile(PYODIDE / name, target / name)
@@ -191,11 +191,11 @@ def build(out):
     for name in WEB_FILES + ("index.html",):  # every input first: refuse before writing
         need(WEB / name, "part of this repository")
     need(PLOTLY, "run npm ci, or make build")
-    lock, micropip = pyodide_inputs()
+    lock, micropip, pyodide = pyodide_inputs()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    copy_pyodide(out, lock, micropip)
+    copy_pyodide(out / pyodide, lock, micropip)
     wheel = build_sim_wheel(out)
     (out / "vendor").mkdir()
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
@@ -203,7 +203,7 @@ def build(out):
         shutil.copyfile(WEB / name, out / name)
     version = content_version(out)
     versioned(out, version)
-    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide_dir()))
+    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide))
     files = sorted(p for p in out.rglob("*") if p.is_file())
     total = 0
     for path in files:

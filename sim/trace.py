@@ -11,7 +11,7 @@ from textwrap import fill
 from . import costs, layouts
 from .report import a, ms, number, percent
 from .settings import FIELDS
-from .workload import MULTIPLIERS, Workload
+from .workload import Workload, sizes
 
 LINKS = (100.0, 25.0, 12.5, 1.25, 0.125)  # link speeds the lesson tries, GB/s
 WIDTH = 88  # columns of the printed text
@@ -36,14 +36,14 @@ def round_number(x, above):
 
 def reader_capacity(s):
     """Prompts a second one GPU can read, at s's average prompt."""
-    sizes = [round(s.prompt * m) for m in MULTIPLIERS]  # each drawn equally often
-    return len(sizes) / (sum(sizes) * costs.READ_COST)
+    prompts = sizes(s.prompt)  # each drawn equally often
+    return len(prompts) / (sum(prompts) * costs.READ_COST)
 
 
 def too_slow_link(s):
     """The link speed (GB/s) below which even the smallest prompt's cache crosses in more
     than the first-word target, so that every request of the split is late."""
-    return round(s.prompt * MULTIPLIERS[0]) * costs.CACHE_PER_TOKEN / (s.ttft_target * 1e9)
+    return min(sizes(s.prompt)) * costs.CACHE_PER_TOKEN / (s.ttft_target * 1e9)
 
 
 def limits(s):
@@ -89,8 +89,8 @@ def lesson(lab, s):
     read = s.prompt * costs.READ_COST
     cache = s.prompt * costs.CACHE_PER_TOKEN
     crossing = cache / (s.link * 1e9)
-    prompts = ", ".join(number(round(s.prompt * m)) for m in MULTIPLIERS)
-    replies = ", ".join(number(round(s.reply * m)) for m in MULTIPLIERS)
+    prompts = ", ".join(map(number, sizes(s.prompt)))
+    replies = ", ".join(map(number, sizes(s.reply)))
     by_link = [lab.compare(s.but(link=g))["split"]["goodput"] for g in LINKS]
     cross = lab.crossover(s)
     last = work.arrivals[-1]

@@ -13,6 +13,11 @@ from math import log
 MULTIPLIERS = (0.5, 1, 1.5)  # a request's prompt and reply vary around the setting
 
 
+def sizes(setting):
+    """The prompt or reply lengths drawn for a setting, each equally often."""
+    return [round(setting * m) for m in MULTIPLIERS]
+
+
 class Draws:
     """The settings-free random numbers behind `count` requests."""
 
@@ -51,7 +56,5 @@ class Workload:
     def __init__(self, draws, rps, prompt, reply):
         # accumulate adds left to right from the first gap, as `t += gap` does from 0.
         self.arrivals = list(accumulate([s / rps for s in draws.spacings]))
-        prompts = [round(prompt * m) for m in MULTIPLIERS]
-        replies = [round(reply * m) for m in MULTIPLIERS]
-        self.prompts = list(map(prompts.__getitem__, draws.prompt_picks))
-        self.replies = list(map(replies.__getitem__, draws.reply_picks))
+        self.prompts = list(map(sizes(prompt).__getitem__, draws.prompt_picks))
+        self.replies = list(map(sizes(reply).__getitem__, draws.reply_picks))
