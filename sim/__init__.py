@@ -6,7 +6,7 @@
     (0.135, 0.987)
 """
 
-from .lab import Lab, compare
+from .lab import Lab, compare, rate, ratio
 from .settings import Settings
 
-__all__ = ["Lab", "Settings", "compare"]
+__all__ = ["Lab", "Settings", "compare", "rate", "ratio"]

@@ -1,7 +1,7 @@
-"""The lesson's cost constants: one Llama-3-8B on one A100 (spec: "Costs").
+"""The cost constants: one Llama-3-8B on one GPU (spec: "Costs"; the explorer's "GPU kinds").
 
-Everything is derived from four hardware/model facts so that the numbers the page
-shows can be traced back to a datasheet, not tuned.
+Everything is derived from a few hardware/model facts so that the numbers the page shows
+can be traced back to a datasheet, not tuned.
 """
 
 WEIGHTS = 8_030_261_248  # parameters of Llama-3-8B
@@ -13,5 +13,36 @@ READ_COST = 2 * WEIGHTS / PEAK_FLOPS  # seconds per prompt token (51.476 us)
 # Writing is memory-bound: every weight is read once per step, whatever the batch.
 STEP = 2 * WEIGHTS / BANDWIDTH  # seconds per writing step (7.8767 ms)
 # 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 bytes (bf16).
-CACHE_PER_TOKEN = 32 * 8 * 128 * 2 * 2  # bytes (131,072)
-SLOTS = 32  # replies one GPU writes at once
+LAYERS = 32  # the cache can cross layer by layer (Splitwise): 1/32 of it at a time
+CACHE_PER_TOKEN = LAYERS * 8 * 128 * 2 * 2  # bytes (131,072)
+SLOTS = 32  # replies one GPU writes at once (the lesson's; the explorer's `slots` setting)
+# A job that reaches a GPU within a nanosecond after a step's end counts as there at its end.
+# The spec's times are exact and floats are not: a clock that jumps many steps at once and
+# one that adds them one by one round differently, and an exact tie (as when a reader's
+# prompts and a writer's steps line up) must not turn on which.
+EPS = 1e-9
+
+
+class Chip:
+    """A kind of GPU: what reading one prompt token and one writing step cost on it."""
+
+    __slots__ = ("name", "peak_flops", "bandwidth", "read_cost", "step")
+
+    def __init__(self, name, peak_flops, bandwidth):
+        self.name = name
+        self.peak_flops = peak_flops  # bf16 dense FLOP/s
+        self.bandwidth = bandwidth  # memory B/s
+        self.read_cost = 2 * WEIGHTS / peak_flops  # seconds per prompt token
+        self.step = 2 * WEIGHTS / bandwidth  # seconds per writing step
+
+
+# Datasheets, bf16 dense without sparsity:
+# - A100 80 GB SXM: 312 TFLOP/s, 2,039 GB/s (NVIDIA A100 datasheet).
+# - H100 SXM: 989.5 TFLOP/s (1,979 with sparsity), 3.35 TB/s (NVIDIA H100 datasheet).
+# - B200 in HGX B200 at 1,000 W: 2.25 PFLOP/s (4.5 with sparsity), "up to 8 TB/s" (NVIDIA
+#   Blackwell datasheet).
+CHIPS = {chip.name: chip for chip in (
+    Chip("A100", PEAK_FLOPS, BANDWIDTH),
+    Chip("H100", 989.5e12, 3.35e12),
+    Chip("B200", 2.25e15, 8.0e12),
+)}

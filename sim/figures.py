@@ -172,7 +172,7 @@ def goodput_by_prompt(lab, s):
 
 def stall_window(s, served, prompts, replies):
     """Pick the read to show: a lone read of a prompt of the set length, over the most replies."""
-    at = step_times(served.marks)
+    at = step_times(served.marks, served.step)
     best = None
     for j, (p, r) in enumerate(zip(prompts[:CANDIDATES], replies)):
         if p != s.prompt or r < 2:
@@ -193,7 +193,7 @@ def stall_window(s, served, prompts, replies):
 def stall(lab, s):
     """Figure 1: a read stalls a shared GPU; the split's writer goes on writing."""
     work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
-    served, arrivals, prompts, replies = shared_gpu(work)
+    served, arrivals, prompts, replies = shared_gpu(work, s)
     found = stall_window(s, served, prompts, replies)
     layout = base_layout("ms from the window's start", "reply",
                          xaxis={"domain": [0, 0.47], "title": {"text": "shared GPU: ms"}},
@@ -219,7 +219,7 @@ def stall(lab, s):
         if k != j and before and after and stall_gap is None:
             stall_gap = after[0] - before[-1]
         data.append(word_marks(times, t0, row, SHARED, "x", "y", "shared GPU", row == 0))
-    w_served, _, w_replies = writer(work, s.link)
+    w_served, _, w_replies = writer(work, s)
     writer_words = sorted(words(w_served, w_replies, t0, t1).values(), key=lambda ts: ts[0])
     for row, times in enumerate(writer_words):
         data.append(word_marks(times, t0, row, SPLIT, "x2", "y2", "split's writer", row == 0))

@@ -1,4 +1,4 @@
-"""One GPU serving replies: the loop of the spec, jumping from event to event.
+"""One GPU serving replies: the lesson's loop, jumping from event to event.
 
 The spec's GPU walks one writing step at a time. Between two events (a job taken, a reply
 ended) every step is alike, so this loop jumps straight over them: its cost grows with the
@@ -8,132 +8,207 @@ Gaps are kept as a pool of *irregular* gaps (value, count); every other gap is e
 step. A gap is irregular when something sat inside it: the first gap of every reply (from
 its first word to the step after it was taken), and the gap that every reply already
 writing sees across a burst of reads.
+
+The loop is a coroutine (see `loop`), so that a router can hand it jobs one at a time and ask,
+between two jobs, how many it still holds (least-loaded routing, routing.py); `serve` hands
+it a whole list at once.
 """
 
 from bisect import bisect_right
 from heapq import heappop, heappush
 from itertools import repeat
-from math import ceil, inf
+from math import ceil, floor, inf
 
-from .costs import SLOTS, STEP
+from .costs import CHIPS, EPS, SLOTS
+
+A100 = CHIPS["A100"]
 
 
 class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
     __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "last_step", "marks")
+                 "step", "last_step", "marks")
 
-    def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, last_step,
-                 marks):
+    def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
+                 last_step, marks):
         self.first = first  # time of each job's first word
         self.max_gap = max_gap  # each job's largest gap (0 if it has a single word)
-        self.first_gaps = first_gaps  # the first gap of every reply that has one
-        self.burst_gaps = burst_gaps  # gaps across bursts of reads ...
+        self.first_gaps = first_gaps  # irregular gaps, one reply each ...
+        self.burst_gaps = burst_gaps  # ... and irregular gaps several replies had ...
         self.burst_counts = burst_counts  # ... and how many replies had each
         self.gaps = gaps  # number of gaps in all: one per word after the first
+        self.step = step  # every gap that is not irregular lasts exactly this
         self.last_step = last_step  # the writing step that makes each job's last word
         self.marks = marks  # (step, clock) wherever the clock moved other than by steps, or None
 
 
-def serve(arrivals, replies, reads=None, record=False):
+def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
     """Serve jobs in the order given (their arrival order at this GPU).
 
     arrivals: when each job reaches the GPU; replies: words in each reply (at least one);
-    reads: seconds to read each prompt, or None for a writer, whose jobs arrive with their
-    first word made. record: also keep the marks from which every word's time follows
-    (see timeline.py); off by default, as only the figures need them.
+    reads: prompt tokens to read for each job (0: none), or None for a writer, whose jobs
+    arrive with their first word made. record: also keep the marks from which every word's
+    time follows (see timeline.py); off by default, as only the figures need them.
     """
-    n = len(arrivals)
-    reading = reads is not None
-    first = [0.0] * n
-    max_gap = [0.0] * n
-    since = [0] * n  # index of the first burst gap a job can see (after its own first step)
-    last_step = [0] * n  # the step that writes a job's last word
+    gpu = loop(chip, slots, record)
+    next(gpu)
+    for job in zip(arrivals, replies, reads or repeat(0)):
+        gpu.send(job)
+    return finish(gpu)
+
+
+def finish(gpu):
+    """End a loop's input and take what it did."""
+    try:
+        gpu.send(None)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("the GPU loop did not end")
+
+
+def loop(chip=A100, slots=SLOTS, record=False):
+    """The lesson's GPU as a coroutine. Send it (arrival, reply words, prompt tokens to read,
+    0 for none) for each job in the order the jobs reach it; send a time t (a float) to get how
+    many of its jobs are still in it at t (their last word after t: see `holding`); send None
+    to end it, and the Served is StopIteration's value.
+
+    A job's step is decided only when the next job is known: the GPU takes a job that is
+    already there before it writes again, so each job's "tail" waits for the next message."""
+    read_cost, step = chip.read_cost, chip.step
+    counting = record  # a router's questions need the marks and the ended replies
+    first = []
+    max_gap = []
+    since = []  # index of the first burst gap a job can see (after its own first step)
+    last_step = []  # the step that writes a job's last word
     burst_gaps = []  # the gap of the replies already writing, across each burst of reads
     burst_steps = []  # the step that ended each of those gaps
     first_gaps, burst_counts = [], []
     ending = []  # heap: last step of every reply being written (its size = slots in use)
+    ended = []  # last steps of the replies that ended, in order (kept only when counting)
+    single = []  # first (and last) word of each one-word reply (kept only when counting)
     batch = []  # jobs taken since the last step that still have words to write
     pending = False  # jobs were taken since the last step
     clock = 0.0
     steps = 0
     batch_clock = 0.0  # the clock when the current batch began
     writing = 0  # replies being written when the current batch began
-    nexts = arrivals[1:]
-    nexts.append(inf)
     marks = [(0, 0.0)] if record else None
+    mark_clocks = [0.0]
+    words = 0
+    i = 0
+    tail = False  # the last job's step is still to be decided
 
-    for i, a, nxt, r in zip(range(n), arrivals, nexts, replies):
+    job = yield
+    while True:
+        if job.__class__ is float:  # a router asks: how many jobs are in this GPU at `job`?
+            # Those whose last word comes after it. Every job sent so far arrived by then and
+            # is placed in the schedule; after the last one's read the GPU steps on, one
+            # step at a time, at least until then: no job that comes later arrives before.
+            m = bisect_right(mark_clocks, job) - 1  # the clock last moved other than by steps
+            at_step, at_clock = marks[m]
+            done_steps = at_step + max(0, floor((job - at_clock) / step))
+            if m + 1 < len(marks):  # ... and then moved again: no steps in between
+                done_steps = min(done_steps, marks[m + 1][0])
+            if steps < done_steps:  # steps still to come end by then
+                done = len(ended) + sum(1 for k in ending if k <= done_steps)
+            else:
+                done = bisect_right(ended, done_steps)
+            job = yield i - done - bisect_right(single, job)
+            continue
+        if tail:  # the job before: is the next one already there, with a slot free?
+            if job is not None and job[0] <= clock + EPS and len(ending) < slots:
+                pending = True  # the next job is taken too before anyone writes
+            else:
+                pending = False
+                if ending:  # the step that closes a batch: the only one whose gaps are irregular
+                    after = clock + step
+                    if writing and clock != batch_clock:  # reads sat inside their gap
+                        g = after - batch_clock
+                        burst_gaps.append(g)
+                        burst_steps.append(steps + 1)
+                        burst_counts.append(writing)
+                    mark = len(burst_gaps)
+                    for j in batch:
+                        g = after - first[j]
+                        first_gaps.append(g)
+                        # Its later gaps are one step each, or longer across a burst of reads.
+                        max_gap[j] = g if g > step or last_step[j] == steps + 1 else step
+                        since[j] = mark
+                    clock = after
+                    steps += 1
+                    while ending and ending[0] == steps:
+                        if counting:
+                            ended.append(steps)
+                        heappop(ending)
+                    batch.clear()
+        if job is None:
+            break
+        a, r, p = job
         if not pending:  # move the GPU on to the moment it takes job i
             if ending:
-                if a > clock:  # write until the first step that ends at or after a
-                    need = ceil((a - clock) / STEP)
+                if a > clock + EPS:  # write until the first step that ends at or after a
+                    need = ceil((a - EPS - clock) / step)
                     target = steps + need
                     last = steps
                     while ending and ending[0] <= target:
                         last = heappop(ending)
+                        if counting:
+                            ended.append(last)
                     if ending or last == target:
-                        clock += need * STEP
+                        clock += need * step
                         steps = target
                     else:  # every reply ended before a: the GPU idles until a
                         steps = last
                         clock = a
                         if record:
                             marks.append((steps, clock))
-                if len(ending) >= SLOTS:  # full: wait for the next reply to end
+                            mark_clocks.append(clock)
+                if len(ending) >= slots:  # full: wait for the next reply to end
                     kf = ending[0]
-                    clock += (kf - steps) * STEP
+                    clock += (kf - steps) * step
                     steps = kf
                     while ending and ending[0] == kf:
                         heappop(ending)
-            elif a > clock:
+                        if counting:
+                            ended.append(kf)
+            elif a > clock + EPS:
                 clock = a
                 if record:
                     marks.append((steps, clock))
+                    mark_clocks.append(clock)
             batch_clock = clock
             writing = len(ending)
-        if reading:
-            clock += reads[i]
-            first[i] = clock
+        if p:
+            clock += p * read_cost
+            first.append(clock)
             if record:
                 marks.append((steps, clock))
+                mark_clocks.append(clock)
         else:
-            first[i] = a
+            first.append(a)
+        words += r
+        max_gap.append(0.0)
+        since.append(0)
         if r > 1:
+            last_step.append(steps + r - 1)
             batch.append(i)
-            last_step[i] = steps + r - 1
             heappush(ending, steps + r - 1)
-        if nxt <= clock and len(ending) < SLOTS:
-            pending = True  # the next job is taken too before anyone writes
-            continue
-        pending = False
-        if ending:  # the step that closes a batch: the only one whose gaps are irregular
-            after = clock + STEP
-            if writing and clock != batch_clock:  # reads sat inside their gap
-                g = after - batch_clock
-                burst_gaps.append(g)
-                burst_steps.append(steps + 1)
-                burst_counts.append(writing)
-            mark = len(burst_gaps)
-            for j in batch:
-                g = after - first[j]
-                first_gaps.append(g)
-                # Its later gaps are one step each, or longer across a burst of reads.
-                max_gap[j] = g if g > STEP or last_step[j] == steps + 1 else STEP
-                since[j] = mark
-            clock = after
-            steps += 1
-            while ending and ending[0] == steps:
-                heappop(ending)
-            batch.clear()
+        else:
+            last_step.append(0)
+            if counting:
+                single.append(first[i])
+        i += 1
+        tail = True
+        job = yield
 
     if burst_gaps:  # a reply's largest gap may be a burst it wrote through
         ends = map(bisect_right, repeat(burst_steps), last_step)  # bursts up to its last word
-        for j, lo, hi in zip(range(n), since, ends):
+        for j, lo, hi in zip(range(i), since, ends):
             if lo < hi:
                 g = max(burst_gaps[lo:hi])
                 if g > max_gap[j]:
                     max_gap[j] = g
-    gaps = sum(replies) - n  # integers: every word after a reply's first has a gap
-    return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, last_step, marks)
+    gaps = words - i  # integers: every word after a reply's first has a gap
+    return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
+                  last_step, marks)

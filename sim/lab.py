@@ -7,11 +7,11 @@ module-level `compare`.
 """
 
 from collections import OrderedDict
-from math import exp, log
+from math import exp, log, sqrt
 
 from . import layouts
 from .metrics import score
-from .settings import FIELDS, Settings
+from .settings import FIELDS, NAMES, Settings
 from .workload import Draws, Workload
 
 
@@ -23,8 +23,8 @@ class Lab:
         self._draws = OrderedDict()  # (seed, requests) -> Draws
         self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
         self._held = 0  # requests held by the cached runs
-        self._crossovers = OrderedDict()  # link_free(settings) -> crossover findings
-        self._bisections = OrderedDict()  # link_free(settings) -> a bisection under way
+        self._found = OrderedDict()  # (finding, settings it depends on) -> crossover, rates ...
+        self._underway = OrderedDict()  # the same -> a finding's steps under way
 
     def draws(self, seed, requests):
         key = (seed, requests)
@@ -46,30 +46,24 @@ class Lab:
             self._held -= self._runs.popitem(last=False)[1][1]
         return found[0]
 
+    def run(self, layout, s):
+        """One layout's run for settings s, simulated only if not cached."""
+        key = (layout,) + depends(layout, s)
+        return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s), s.requests)
+
+    def workload(self, s):
+        return Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
+
     def runs(self, s):
-        """(shared run, split run) for settings s, simulated only if not cached."""
-        base = (s.rps, s.prompt, s.reply, s.seed, s.requests)  # the targets play no part
-        work = []
-
-        def workload():  # drawn once, and only if a layout must be simulated
-            if not work:
-                work.append(Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
-            return work[0]
-
-        shared = self._remember(("shared",) + base, lambda: layouts.shared(workload()),
-                                s.requests)
-        split = self._remember(("split", s.link) + base, lambda: layouts.split(workload(), s.link),
-                               s.requests)
-        return shared, split
+        """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
+        return {layout: self.run(layout, s) for layout in layouts_of(s)}
 
     def compare(self, s):
-        """Both layouts' measures for settings s: the JSON of `python -m sim compare --json`."""
-        shared, split = self.runs(s)
-        return {
-            "settings": s.as_dict(),
-            "shared": score(shared, s.ttft_target, s.gap_target),
-            "split": score(split, s.ttft_target, s.gap_target),
-        }
+        """Every layout's measures for settings s: the JSON of `python -m sim compare --json`."""
+        out = {"settings": s.as_dict()}
+        for layout, run in self.runs(s).items():
+            out[layout] = score(run, s.ttft_target, s.gap_target)
+        return out
 
     def sweep(self, s, over, values):
         """compare() along one axis; each point is the compare dict with the value it used."""
@@ -96,26 +90,97 @@ class Lab:
         split never (or always) wins, `verdict` says so. It does not depend on s.link."""
         while not self.crossover_step(s):
             pass
-        return {"settings": s.as_dict(), **self._crossovers[link_free(s)]}
+        return {"settings": s.as_dict(), **self._found[("crossover",) + but(s, "link")]}
 
     def crossover_step(self, s):
         """One simulation further towards s's crossover; True once it is known. The page
         calls this between other work, so a long bisection never holds up new numbers."""
-        key = link_free(s)
-        if key in self._crossovers:
+        return self._step(("crossover",) + but(s, "link"), lambda: self._bisect(s))
+
+    def rate(self, s):
+        """DistServe's goodput of each layout: the most requests a second per GPU at which
+        at least s.attainment of requests are good (spec: "What is measured")."""
+        while not self.rate_step(s):
+            pass
+        return self._found[("rate",) + but(s, "rps")]
+
+    def rate_step(self, s):
+        """One simulation further towards s's rate goodputs; True once they are known."""
+        return self._step(("rate",) + but(s, "rps"), lambda: self._rates(s))
+
+    def ratio(self, s):
+        """The split's goodput and rate goodput for every number of readers of s.gpus."""
+        while not self.ratio_step(s):
+            pass
+        return self._found[("ratio",) + but(s, "readers")]
+
+    def ratio_step(self, s):
+        """One simulation further towards s's best ratio; True once it is known."""
+        return self._step(("ratio",) + but(s, "readers"), lambda: self._ratios(s))
+
+    def _step(self, key, make):
+        """Take the finding `key` (made by the generator `make()`, which pauses after each
+        simulation) one simulation further; True once it is known."""
+        if key in self._found:
+            self._found.move_to_end(key)
             return True
-        steps = self._bisections.pop(key, None) or self._bisect(s)
+        steps = self._underway.pop(key, None) or make()
         try:
             next(steps)
         except StopIteration as done:
-            self._crossovers[key] = done.value
-            while len(self._crossovers) > 64:
-                self._crossovers.popitem(last=False)
+            self._found[key] = done.value
+            while len(self._found) > 256:
+                self._found.popitem(last=False)
             return True
-        self._bisections[key] = steps
-        while len(self._bisections) > 4:  # bisections the page started and left
-            self._bisections.popitem(last=False)
+        self._underway[key] = steps
+        while len(self._underway) > 4:  # findings the page started and left
+            self._underway.popitem(last=False)
         return False
+
+    def _rates(self, s):
+        out = {}
+        for layout in layouts_of(s):
+            out[layout] = yield from self._rate_of(layout, s)
+        return out
+
+    def _rate_of(self, layout, s):
+        """The spec's bisection on a log scale, pausing (yield) after each simulation."""
+        key = ("rate of", layout) + but(s, "rps")
+        if key in self._found:
+            return self._found[key]
+        lo, hi = RATE_RANGE
+
+        def holds(rps):
+            run = self.run(layout, s.but(rps=rps))
+            return score(run, s.ttft_target, s.gap_target)["goodput"] >= s.attainment
+
+        if not holds(lo):
+            found = 0.0
+        else:
+            yield
+            if holds(hi):
+                found = hi / s.gpus
+            else:
+                for _ in range(RATE_STEPS):
+                    yield
+                    mid = sqrt(lo * hi)
+                    if holds(mid):
+                        lo = mid
+                    else:
+                        hi = mid
+                found = lo / s.gpus
+        self._found[key] = found
+        return found
+
+    def _ratios(self, s):
+        out = []
+        for readers in range(1, s.gpus):
+            r = s.but(readers=readers)
+            goodput = score(self.run("split", r), s.ttft_target, s.gap_target)["goodput"]
+            yield
+            rate = yield from self._rate_of("split", r)
+            out.append({"readers": readers, "goodput": goodput, "rate": rate})
+        return out
 
     def _bisect(self, s):
         """The bisection, pausing (yield) after each simulation; returns its findings."""
@@ -149,15 +214,41 @@ class Lab:
         return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": at_hi}
 
 
-def link_free(s):
-    """What a crossover depends on: every setting but the link."""
-    return (s.rps, s.prompt, s.reply, s.ttft_target, s.gap_target, s.requests, s.seed)
+def but(s, *names):
+    """What a finding depends on: every setting but these."""
+    return tuple(getattr(s, name) for name in NAMES if name not in names)
 
 
-SWEEPABLE = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
+def layouts_of(s):
+    return ("shared", "split", "chunked") if s.chunk else ("shared", "split")
+
+
+# What each layout's run depends on (the targets and attainment only score it).
+WORKLOAD = ("rps", "prompt", "reply", "requests", "seed")
+DEPENDS = {
+    "shared": WORKLOAD + ("gpus", "routing", "slots"),
+    "chunked": WORKLOAD + ("gpus", "routing", "slots", "chunk"),
+    "split": WORKLOAD + ("gpus", "readers", "routing", "slots", "link", "link_sharing",
+                         "layerwise", "local_below", "reader_gpu", "writer_gpu"),
+}
+
+
+def depends(layout, s):
+    """The settings a layout's run depends on, as a cache key. The shared and chunked
+    layouts see `readers` only through the kinds of their GPUs."""
+    key = tuple(getattr(s, name) for name in DEPENDS[layout])
+    if layout != "split":
+        kinds = (s.reader_gpu, s.writer_gpu)
+        key += (kinds, s.readers) if kinds[0] != kinds[1] else (kinds,)
+    return key
+
+
+SWEEPABLE = tuple(name for name in NAMES if not FIELDS[name].metadata["choices"])
 MAX_POINTS = 200  # points in one sweep
 SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
 BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
+RATE_RANGE = (0.01, 1000.0)  # requests a second the rate goodput's bisection searches
+RATE_STEPS = 30  # its halvings (spec)
 
 
 # The lab behind `compare` (and `sim.compare`): shared by every call, so a change of only a
@@ -169,3 +260,13 @@ def compare(**settings):
     """Both layouts for the given settings (defaults for the rest), from DEFAULT_LAB: one
     lab shared by every call, so that changing only a target re-scores the cached runs."""
     return DEFAULT_LAB.compare(Settings.make(**settings))
+
+
+def rate(**settings):
+    """{layout: DistServe's rate goodput, req/s per GPU} for the given settings."""
+    return DEFAULT_LAB.rate(Settings.make(**settings))
+
+
+def ratio(**settings):
+    """[{"readers", "goodput", "rate"}] of the split for readers = 1 .. gpus-1."""
+    return DEFAULT_LAB.ratio(Settings.make(**settings))

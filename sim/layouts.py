@@ -1,9 +1,17 @@
-"""The two ways of using two GPUs: shared (each reads and writes) and split (reader, link, writer)."""
+"""Three ways of using the same GPUs: shared (each reads and writes), chunked (each reads in
+chunks between its writing steps) and split (readers, a link, writers).
+
+GPUs 0 .. readers-1 are of kind reader_gpu, the others of kind writer_gpu, in every layout:
+the layouts use the same machines, differently.
+"""
 
 from operator import sub
 
-from .costs import CACHE_PER_TOKEN, READ_COST
-from .gpu import serve
+from . import chunked as chunked_gpu
+from . import gpu
+from .costs import CHIPS
+from .link import hand_over
+from .routing import assign
 
 
 class Run:
@@ -11,8 +19,8 @@ class Run:
 
     Per-request lists are in no particular order: the metrics only count and rank them."""
 
-    __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "measured")
+    __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
+                 "gaps", "measured", "gpus")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -20,8 +28,10 @@ class Run:
         self.first_gaps = []  # irregular gaps, one each ...
         self.burst_gaps = []  # ... and irregular gaps shared by several replies
         self.burst_counts = []
-        self.gaps = 0  # all gaps, regular (exactly one step) ones included
+        self.regular = {}  # step -> how many gaps lasted exactly that one step
+        self.gaps = 0  # all gaps, regular ones included
         self.measured = None  # target-free measures, worked out once (see metrics.measure)
+        self.gpus = []  # (Served, request indices) of each GPU, kept only when recording
 
     def add(self, served, arrivals):
         """Fold in one GPU's jobs, given the times its jobs arrived."""
@@ -30,52 +40,66 @@ class Run:
         self.first_gaps += served.first_gaps
         self.burst_gaps += served.burst_gaps
         self.burst_counts += served.burst_counts
+        irregular = len(served.first_gaps)
+        for count in served.burst_counts:
+            irregular += count
+        if served.gaps > irregular:
+            self.regular[served.step] = self.regular.get(served.step, 0) + served.gaps - irregular
         self.gaps += served.gaps
 
 
-def shared_gpu_jobs(work, gpu):
-    """What GPU `gpu` of the shared layout serves (request i goes to GPU i mod 2):
-    its requests' arrivals, replies and prompts."""
-    return work.arrivals[gpu::2], work.replies[gpu::2], work.prompts[gpu::2]
+def chip(s, g):
+    """The kind of GPU number g."""
+    return CHIPS[s.reader_gpu if g < s.readers else s.writer_gpu]
 
 
-def read_times(prompts):
-    return [p * READ_COST for p in prompts]
+def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
+    """Route jobs (in the order they reach the pool) to the GPU loops and serve them all.
 
-
-def shared(work):
-    """Each GPU reads its requests' prompts and writes their replies."""
+    order: the request index of each job (None: the k-th job is request k); arrivals: when
+    each request arrived, for its time to first word."""
+    for loop in loops:
+        next(loop)
     run = Run()
-    for gpu in (0, 1):
-        arrivals, replies, prompts = shared_gpu_jobs(work, gpu)
-        run.add(serve(arrivals, replies, read_times(prompts)), arrivals)
+    for loop, given in zip(loops, assign(routing, loops, reach, jobs)):
+        served = gpu.finish(loop)
+        requests = given if order is None else [order[k] for k in given]
+        run.add(served, [arrivals[i] for i in requests])
+        if record:
+            run.gpus.append((served, requests))
     return run
 
 
-def hand_over(work, link):
-    """The reader reads one prompt at a time, in arrival order; then the cache crosses the link.
-
-    Returns when each request reaches the writer, its first word made."""
-    bytes_per_second = link * 1e9
-    done = 0.0
-    handed = []
-    for a, p in zip(work.arrivals, work.prompts):
-        done = (done if done > a else a) + p * READ_COST
-        handed.append(done + p * CACHE_PER_TOKEN / bytes_per_second)
-    return handed
+def shared(work, s, record=False):
+    """Each GPU reads its requests' prompts whole and writes their replies."""
+    counting = record or s.routing != "alternate"  # least-loaded asks the GPUs questions
+    loops = [gpu.loop(chip(s, g), s.slots, counting) for g in range(s.gpus)]
+    jobs = list(zip(work.arrivals, work.replies, work.prompts))
+    return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
 
 
-def writer_jobs(work, link):
-    """The split's writer's jobs in the order they reach it: their request indices, the
-    times they reach it and their replies."""
-    handed = hand_over(work, link)
-    order = sorted(range(len(handed)), key=handed.__getitem__)  # stable: ties keep arrival order
-    return order, [handed[i] for i in order], [work.replies[i] for i in order]
+def chunked(work, s):
+    """Each GPU reads its requests' prompts `chunk` tokens a step, writing meanwhile."""
+    loops = [chunked_gpu.loop(chip(s, g), s.slots, s.chunk) for g in range(s.gpus)]
+    jobs = list(zip(work.arrivals, work.replies, work.prompts))
+    return pool(loops, s.routing, work.arrivals, jobs, work.arrivals)
 
 
-def split(work, link):
-    """One reader, one writer; the writer takes requests in the order they reach it."""
-    order, reached, replies = writer_jobs(work, link)
-    run = Run()
-    run.add(serve(reached, replies), [work.arrivals[i] for i in order])
-    return run
+def writer_jobs(work, s):
+    """The split's writing pool's jobs in the order they reach it: their request indices,
+    the times they reach it, and each job (reach time, reply, prompt tokens a writer reads:
+    0 unless the request is read locally)."""
+    reach, local = hand_over(work, s)
+    order = sorted(range(len(reach)), key=reach.__getitem__)  # stable: ties keep arrival order
+    reached = [reach[i] for i in order]
+    jobs = [(reach[i], work.replies[i], work.prompts[i] if local[i] else 0) for i in order]
+    return order, reached, jobs
+
+
+def split(work, s, record=False):
+    """Readers read, the caches cross, writers write; local prompts a writer reads itself."""
+    order, reached, jobs = writer_jobs(work, s)
+    counting = record or s.routing != "alternate"
+    loops = [gpu.loop(chip(s, g), s.slots, counting) for g in range(s.readers, s.gpus)]
+    return pool(loops, s.routing, reached, jobs, work.arrivals, order, record)
+

@@ -3,7 +3,6 @@
 from bisect import bisect_right
 from itertools import accumulate
 
-from .costs import STEP
 
 
 def rank(n, p):
@@ -12,23 +11,22 @@ def rank(n, p):
 
 
 class GapPool:
-    """Every gap of a run, without listing them: the irregular ones (some shared by several
-    replies) plus a block of gaps of exactly one step."""
+    """Every gap of a run, without listing them: the irregular ones, some shared by several
+    replies, and for each GPU kind's step the gaps of exactly one step, as (value, count)."""
 
     def __init__(self, run):
         self.singles = sorted(run.first_gaps)
-        order = sorted(range(len(run.burst_gaps)), key=run.burst_gaps.__getitem__)
-        self.bursts = [run.burst_gaps[k] for k in order]
-        self.burst_upto = list(accumulate([run.burst_counts[k] for k in order]))
+        values = run.burst_gaps + list(run.regular)
+        counts = run.burst_counts + list(run.regular.values())
+        order = sorted(range(len(values)), key=values.__getitem__)
+        self.bursts = [values[k] for k in order]
+        self.burst_upto = list(accumulate([counts[k] for k in order]))
         self.total = run.gaps
-        irregular = len(self.singles) + (self.burst_upto[-1] if order else 0)
-        self.steps = self.total - irregular  # gaps of exactly one step
 
     def at_most(self, v):
         """How many gaps are <= v."""
         k = bisect_right(self.bursts, v)
-        return (bisect_right(self.singles, v) + (self.burst_upto[k - 1] if k else 0)
-                + (self.steps if STEP <= v else 0))
+        return bisect_right(self.singles, v) + (self.burst_upto[k - 1] if k else 0)
 
     def smallest_reaching(self, values, want):
         """The smallest of sorted `values` with at least `want` gaps at or below it, or None."""
@@ -47,8 +45,7 @@ class GapPool:
         if not self.total:
             return 0.0
         want = rank(self.total, p)
-        found = [self.smallest_reaching(v, want)
-                 for v in (self.singles, self.bursts, [STEP] if self.steps else [])]
+        found = [self.smallest_reaching(v, want) for v in (self.singles, self.bursts)]
         return min(v for v in found if v is not None)
 
 

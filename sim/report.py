@@ -126,6 +126,10 @@ def limits_table():
             "|---|---|---|---|---|"]
     for name, f in FIELDS.items():
         meta = f.metadata
+        if meta["choices"]:
+            rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
+                        f"{len(meta['choices'])} | {meta['help']} |")
+            continue
         slider = meta["slider"]
         factor, shown_unit = meta["shown"]
         unit = shown_unit or meta["unit"]

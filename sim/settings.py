@@ -24,7 +24,7 @@ _LINK_LADDER = _grid(
 
 
 def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
-         page=None, help=""):
+         page=None, help="", choices=None, group="lesson", look=""):
     """A settings field with what the CLI, the page and the tests need to know about it."""
     meta = {
         "label": label,  # words the page puts by the slider
@@ -38,8 +38,30 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # limits where a value would make the page slow
         "page": page or ((slider[0], slider[-1]) if slider else limits),
         "help": help,  # one line for --help and the page's tooltip
+        "choices": choices,  # the names a named setting takes, or None: a number
+        # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
+        # the settings that go further (spec: explore-model.md), all of them off by default
+        "group": group,
+        "look": look,  # what to look for when moving it, in the lesson's words (explorer)
     }
     return field(default=default, metadata=meta)
+
+
+def choice(default, label, choices, help, look=""):
+    """A setting that takes one of a few names (routing=least-loaded, reader_gpu=H100)."""
+    return knob(default, label, "", None, help=help, choices=choices, group="explorer",
+                look=look)
+
+
+def explorer(default, label, unit, limits, slider, help, look, **more):
+    """A whole-number setting of the explorer."""
+    return knob(default, label, unit, limits, whole=True, slider=slider, help=help,
+                group="explorer", look=look, **more)
+
+
+CHUNK_LADDER = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048)  # 0: chunked reading off
+SLOTS_LADDER = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+CHIPS = ("A100", "H100", "B200")  # sim/costs.py has their datasheets
 
 
 @dataclass(frozen=True)
@@ -71,9 +93,61 @@ class Settings:
     # page's JavaScript and JSON carry every seed exactly.
     seed: int = knob(7, "Seed", "", (0, 2**53 - 1), whole=True, help="seed of the random draws")
 
+    # ---- the explorer (explore-model.md): every default gives the lesson's numbers ----
+    # GPUs in all; shared, chunked and split always use the same ones, differently.
+    gpus: int = explorer(2, "GPUs", "GPUs", (2, 32), tuple(range(2, 33)),
+                         help="GPUs in all, used by every layout",
+                         look="more GPUs serve more load; watch which layout gains more")
+    # Of them, the GPUs that only read on the split; the rest only write.
+    readers: int = explorer(1, "Readers", "GPUs", (1, 31), tuple(range(1, 32)),
+                            help="of the GPUs, how many only read prompts on the split",
+                            look="chat needs few readers, summarizing many: find the best ratio")
+    # How a request picks its GPU (shared, chunked) or its writer (split).
+    routing: str = choice("alternate", "Routing", ("alternate", "least-loaded"),
+                          help="how a request picks its GPU: in turn, or the one with fewest jobs",
+                          look="least-loaded evens out bursts of long requests")
+    # 0: off. Otherwise a third layout, chunked: shared GPUs that read this many prompt tokens
+    # per writing step (chunked prefill), so a long read never stalls the replies for long.
+    chunk: int = explorer(0, "Chunk", "tokens", (0, 16_384), CHUNK_LADDER,
+                          help="prompt tokens a chunked GPU reads per step (0: no chunked layout)",
+                          look="small chunks keep gaps short but make the first word later")
+    # free: any number of caches cross the link at once; queued: one at a time.
+    link_sharing: str = choice("free", "Link sharing", ("free", "queued"),
+                               help="whether caches cross the link all at once or one at a time",
+                               look="queued: a slow link makes caches wait for each other")
+    # 1: the cache crosses layer by layer while the prompt is read (Splitwise).
+    layerwise: int = explorer(0, "Layer by layer", "", (0, 1), (0, 1),
+                              help="1: the cache crosses layer by layer while the prompt is read",
+                              look="on a slow link, crossing while reading hides most of it")
+    # Prompts shorter than this are read by a writer itself: no crossing (Dynamo's rule).
+    local_below: int = explorer(0, "Read locally below", "tokens", (0, 131_072),
+                                tuple(range(0, 8001, 250)),
+                                help="prompts shorter than this are read by the writer itself",
+                                look="short reads stall little and save the crossing")
+    # The kind of the GPUs that read on the split (GPUs 0 .. readers-1 in every layout) ...
+    reader_gpu: str = choice("A100", "Reader GPU", CHIPS,
+                             help="kind of GPUs 0 .. readers-1 (the split's readers)",
+                             look="reading is compute-bound: a chip with more FLOP/s reads faster")
+    # ... and of the others.
+    writer_gpu: str = choice("A100", "Writer GPU", CHIPS,
+                             help="kind of the other GPUs (the split's writers)",
+                             look="writing is memory-bound: a chip with more bandwidth writes faster")
+    # Replies one GPU writes at once.
+    slots: int = explorer(32, "Slots", "replies", (1, 1024), SLOTS_LADDER,
+                          help="replies one GPU writes at once",
+                          look="fewer slots: requests queue for a place to be written")
+    # The share of good requests that DistServe's rate goodput asks for.
+    attainment: float = knob(0.9, "Attainment", "", (0.001, 1.0), slider=_grid(range(50, 101), 100),
+                             shown=(100, "%"), group="explorer",
+                             help="share of good requests the rate goodput asks for",
+                             look="rate goodput: the most load per GPU at which this share is good")
+
     def __post_init__(self):
         for f in fields(self):
             object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+        if self.readers > self.gpus - 1:  # the split needs at least one writer
+            raise ValueError(f"readers must be a whole number from 1 to gpus - 1 = "
+                             f"{self.gpus - 1}; got {self.readers!r} with gpus={self.gpus}")
 
     @classmethod
     def make(cls, **values):
@@ -98,6 +172,8 @@ NAMES = tuple(FIELDS)
 def describe(name):
     """The allowed range of a field, in words, for error messages and --help."""
     meta = FIELDS[name].metadata
+    if meta["choices"]:
+        return "one of " + ", ".join(meta["choices"])
     lo, hi = meta["limits"]
     unit = f" {meta['unit']}" if meta["unit"] else ""
     if meta["whole"]:
@@ -108,8 +184,12 @@ def describe(name):
 def check(name, value):
     """The value as the simulator uses it, or one ValueError naming field, value and range."""
     meta = FIELDS[name].metadata
-    lo, hi = meta["limits"]
     problem = f"{name} must be {describe(name)}; got {value!r}"
+    if meta["choices"]:
+        if not isinstance(value, str) or value not in meta["choices"]:
+            raise ValueError(problem)
+        return value
+    lo, hi = meta["limits"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{problem} ({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):
@@ -127,6 +207,8 @@ def parse(name, text):
     """A field's value from text (CLI, URL), with the same one-line error as `check`."""
     if name not in FIELDS:
         raise ValueError(f"unknown setting {name!r}; known: {', '.join(NAMES)}")
+    if FIELDS[name].metadata["choices"]:
+        return check(name, text)
     for kind in (int, float):  # "2000" stays an exact int; "2e3" and "0.25" are floats
         try:
             return check(name, kind(text))

@@ -7,26 +7,24 @@ step after the last mark made before it, plus whole steps: no need to walk the r
 
 from bisect import bisect_left
 
-from .costs import STEP
-from .gpu import serve
-from .layouts import read_times, shared_gpu_jobs, writer_jobs
+from .layouts import shared, split
 
 
-def step_times(marks):
-    """A function: writing step number -> the time it ended."""
+def step_times(marks, step):
+    """A function: writing step number -> the time it ended, on a GPU of that step."""
     mark_steps = [k for k, _ in marks]
 
     def at(k):
         m = bisect_left(mark_steps, k) - 1  # the last mark made before step k
-        step, clock = marks[m]
-        return clock + (k - step) * STEP
+        mark, clock = marks[m]
+        return clock + (k - mark) * step
 
     return at
 
 
 def words(served, replies, start, end):
     """{job: [times of its words within start..end]} for the jobs writing in that window."""
-    at = step_times(served.marks)
+    at = step_times(served.marks, served.step)
     out = {}
     for j, (first, last, r) in enumerate(zip(served.first, served.last_step, replies)):
         if first > end or (r > 1 and at(last) < start) or (r == 1 and first < start):
@@ -43,13 +41,15 @@ def words(served, replies, start, end):
     return out
 
 
-def shared_gpu(work, gpu=0):
+def shared_gpu(work, s, gpu=0):
     """One shared GPU's jobs, served with marks: (served, arrivals, prompts, replies)."""
-    arrivals, replies, prompts = shared_gpu_jobs(work, gpu)
-    return serve(arrivals, replies, read_times(prompts), record=True), arrivals, prompts, replies
+    served, requests = shared(work, s, record=True).gpus[gpu]
+    return (served, [work.arrivals[i] for i in requests], [work.prompts[i] for i in requests],
+            [work.replies[i] for i in requests])
 
 
-def writer(work, link):
-    """The split's writer, served with marks: (served, request index of each job, replies)."""
-    order, reached, replies = writer_jobs(work, link)
-    return serve(reached, replies, record=True), order, replies
+def writer(work, s, gpu=0):
+    """One of the split's writers, served with marks: (served, request index of each job,
+    replies)."""
+    served, requests = split(work, s, record=True).gpus[gpu]
+    return served, requests, [work.replies[i] for i in requests]

@@ -8,7 +8,8 @@ are chosen from the computed numbers.
 from math import floor, inf, log10
 from textwrap import fill
 
-from . import costs, layouts
+from . import costs
+from .link import reads
 from .report import a, ms, number, percent
 from .settings import FIELDS
 from .workload import Workload, sizes
@@ -67,9 +68,9 @@ def limits(s):
 
 def longest_reader_wait(lab, s):
     """The longest any request of the split waits for its one reader to be free."""
-    work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
-    done = layouts.hand_over(work, inf)  # an instant link: when each prompt is read
-    return max(d - p * costs.READ_COST - t for d, p, t in zip(done, work.prompts, work.arrivals))
+    work = lab.workload(s)
+    return max((read[0] - a for read, a in zip(reads(work, s), work.arrivals) if read),
+               default=0.0)
 
 
 def short_ms(seconds):

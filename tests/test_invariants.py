@@ -85,7 +85,7 @@ def test_split_gaps_are_one_step_while_the_writer_has_free_slots(s):
     jobs = oracle.draw(s.rps, s.prompt, s.reply, s.requests, s.seed)
     words = oracle.split(jobs, s.link)
     peak = oracle.writer_peak(jobs, s.link)
-    run = sim.Lab().runs(s)[1]
+    run = sim.Lab().runs(s)["split"]
     if peak < costs.SLOTS:
         # Every gap is one step, but a reply's first: it waits for the step in progress.
         for _, gaps in words.values():

@@ -5,7 +5,7 @@ import pytest
 import oracle
 import sim
 from sim import timeline
-from sim.layouts import hand_over
+from sim.link import hand_over
 from sim.workload import Draws, Workload
 
 
@@ -45,13 +45,13 @@ def same(got, want, start, end):
 def test_word_times_match_the_oracle(changes):
     s = sim.Settings().but(**changes)
     work = Workload(Draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
-    served, arrivals, prompts, replies = timeline.shared_gpu(work)
+    served, arrivals, prompts, replies = timeline.shared_gpu(work, s)
     want = oracle_word_times([(a, p, r, k) for k, (a, p, r) in
                               enumerate(zip(arrivals, prompts, replies))], read=True)
     for start, end in [(10, 10.3), (50, 52), (100, 100.2)]:
         same(timeline.words(served, replies, start, end), want, start, end)
-    served, order, replies = timeline.writer(work, s.link)
-    handed = hand_over(work, s.link)
+    served, order, replies = timeline.writer(work, s)
+    handed, _ = hand_over(work, s)
     want = oracle_word_times([(handed[i], work.prompts[i], work.replies[i], k)
                               for k, i in enumerate(order)], read=False)
     for start, end in [(10, 10.3), (50, 52)]:
@@ -60,7 +60,7 @@ def test_word_times_match_the_oracle(changes):
 
 def test_recording_changes_nothing_else():
     work = Workload(Draws(7, 600), 4.0, 2000, 200)
-    plain = sim.layouts.shared(work)
-    served, *_ = timeline.shared_gpu(work)
+    plain = sim.layouts.shared(work, sim.Settings())
+    served, *_ = timeline.shared_gpu(work, sim.Settings())
     assert [f - a for f, a in zip(served.first, work.arrivals[0::2])] == plain.ttft[:300]
     assert served.max_gap == plain.max_gap[:300]

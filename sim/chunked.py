@@ -1,0 +1,167 @@
+"""Chunked reading (chunked prefill): a GPU that reads prompts a chunk at a time between its
+writing steps, so that no reply waits long for a read (spec: "Chunked reading").
+
+Each step reads up to `chunk` prompt tokens, from the prompts being read in order, and
+writes one word of every reply in a slot. One pass over the weights does both, so a step
+lasts as long as the slower of its two costs: max(writing step, tokens x read cost) (a
+roofline), where every reply written counts as one token read.
+
+Between events (an arrival, a prompt read to its end, a reply ended) every step is alike,
+so the loop does them at once: its cost grows with the number of requests, not with the
+number of words written or chunks read.
+"""
+
+from bisect import bisect_left, bisect_right
+from collections import deque
+from heapq import heappop, heappush
+from math import ceil, inf
+
+from .costs import EPS
+from .gpu import Served
+
+
+class ChunkedGpu:
+    """One GPU of the chunked layout, given jobs in the order they reach it."""
+
+    def __init__(self, chip, slots, chunk):
+        self.read_cost, self.step = chip.read_cost, chip.step
+        self.slots, self.chunk = slots, chunk
+        self.clock = 0.0
+        self.steps = 0  # steps done
+        self.arrivals, self.replies, self.prompts = [], [], []  # of each job given
+        self.first = []  # each job's first word, once its prompt is read
+        self.first_step = []  # the step at whose end that first word came
+        self.last_step = []  # the step that writes its last word (0: a one-word reply)
+        self.waiting = deque()  # jobs given, not yet being read
+        self.reading = deque()  # [job, tokens left] of the prompts being read, in order
+        self.read_left = 0  # tokens left to read in all of them
+        self.ending = []  # heap: the last step of each reply being written
+        self.finished = []  # time of each last word, in order (for least-loaded routing)
+        self.gap_values, self.gap_counts = [], []  # gaps longer than one step: (value, count)
+        # runs of steps longer than one writing step, for each reply's largest gap
+        self.long_from, self.long_to, self.long_gap = [], [], []
+
+    def take(self, a, r, p):
+        """A job arrives at a with an r-word reply and a p-token prompt."""
+        self.advance(a)  # steps that begin before a are done without it
+        self.waiting.append(len(self.arrivals))
+        self.arrivals.append(a)
+        self.replies.append(r)
+        self.prompts.append(p)
+        self.first.append(inf)
+        self.first_step.append(0)
+        self.last_step.append(0)
+
+    def holding(self, t):
+        """How many of its jobs have their last word after t (no job given later arrives
+        before t, so every step that begins before t is already certain)."""
+        self.advance(t)
+        return len(self.arrivals) - bisect_right(self.finished, t)
+
+    def advance(self, until):
+        """Do every step that begins before `until`."""
+        step, chunk, read_cost = self.step, self.chunk, self.read_cost
+        arrivals, reading, waiting, ending = self.arrivals, self.reading, self.waiting, self.ending
+        while True:
+            # Arrived prompts start being read, in order, while a slot is free.
+            while waiting and arrivals[waiting[0]] <= self.clock + EPS \
+                    and len(reading) + len(ending) < self.slots:
+                j = waiting.popleft()
+                reading.append([j, self.prompts[j]])
+                self.read_left += self.prompts[j]
+            if not reading and not ending:  # idle until the next arrival
+                if waiting and arrivals[waiting[0]] < until:
+                    self.clock = arrivals[waiting[0]]  # (it is more than EPS away)
+                    continue
+                return
+            if self.clock >= until:
+                return
+            writing = len(ending)
+            tokens = chunk if self.read_left > chunk else self.read_left
+            d = (tokens + writing) * read_cost
+            if d < step:
+                d = step
+            # How many steps just like this one: until `until`, a reply's end, the step
+            # that reads the first prompt to its end, or an arrival that can start.
+            m = ceil((until - self.clock) / d) if until < inf else inf
+            if ending and ending[0] - self.steps < m:
+                m = ending[0] - self.steps
+            if reading:
+                m = min(m, (reading[0][1] - 1) // chunk or 1)  # steps that leave it unread
+            if waiting and len(reading) + writing < self.slots:
+                m = min(m, max(1, ceil((arrivals[waiting[0]] - EPS - self.clock) / d)))
+            self.run(m, d, tokens, writing)
+
+    def run(self, m, d, tokens, writing):
+        """m steps of d seconds, each reading `tokens` and writing `writing` replies."""
+        if writing:
+            if d == self.step:
+                pass  # gaps of exactly one step: counted from the words, in served()
+            else:
+                self.gap_values.append(d)
+                self.gap_counts.append(writing * m)
+                self.long_from.append(self.steps + 1)
+                self.long_to.append(self.steps + m)
+                self.long_gap.append(d)
+        self.clock += m * d
+        self.steps += m
+        if tokens:
+            self.read_left -= m * tokens
+            reading = self.reading
+            if m > 1:  # all from the first prompt, which is left unfinished
+                reading[0][1] -= m * tokens
+            else:
+                while tokens and reading:
+                    job = reading[0]
+                    if job[1] > tokens:
+                        job[1] -= tokens
+                        break
+                    tokens -= job[1]
+                    reading.popleft()
+                    self.read(job[0])
+        while self.ending and self.ending[0] == self.steps:  # replies ended
+            heappop(self.ending)
+            self.finished.append(self.clock)
+
+    def read(self, j):
+        """Job j's prompt is read: its first word now, its others from the next step on."""
+        self.first[j] = self.clock
+        self.first_step[j] = self.steps
+        if self.replies[j] > 1:
+            self.last_step[j] = self.steps + self.replies[j] - 1
+            heappush(self.ending, self.last_step[j])
+        else:
+            self.finished.append(self.clock)
+
+    def served(self):
+        """Serve every job to its end; what it did, in the lesson's terms."""
+        self.advance(inf)
+        max_gap = []
+        for s0, last in zip(self.first_step, self.last_step):
+            if not last:
+                max_gap.append(0.0)
+                continue
+            g = self.step  # its largest gap: the longest step among those that wrote it
+            for k in range(bisect_left(self.long_to, s0 + 1), bisect_right(self.long_from, last)):
+                if self.long_gap[k] > g:
+                    g = self.long_gap[k]
+            max_gap.append(g)
+        words = 0
+        for r in self.replies:
+            words += r
+        return Served(self.first, max_gap, [], self.gap_values, self.gap_counts,
+                      words - len(self.replies), self.step, self.last_step, None)
+
+
+def loop(chip, slots, chunk):
+    """A ChunkedGpu as a coroutine, like gpu.loop: send jobs (arrival, reply, prompt) and
+    times (how many jobs it holds then), then None; StopIteration's value is the Served."""
+    gpu = ChunkedGpu(chip, slots, chunk)
+    message = yield
+    while message is not None:
+        if message.__class__ is float:
+            message = yield gpu.holding(message)
+        else:
+            gpu.take(*message)
+            message = yield
+    return gpu.served()

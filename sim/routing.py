@@ -1,0 +1,30 @@
+"""Routing: which GPU of a pool takes each job (spec: "Routing").
+
+A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in the order
+they reach it, and can be asked how many jobs it holds at a moment.
+"""
+
+ROUTINGS = ("alternate", "least-loaded")
+
+
+def assign(routing, gpus, reach, jobs):
+    """Hand `jobs` (in the order they reach the pool, at the times `reach`) to the GPUs.
+
+    alternate: in turn, the k-th job to the GPU k mod len(gpus) (the lesson's rule).
+    least-loaded: at the moment a job reaches the pool, to the GPU holding the fewest jobs
+    (given to it, with their last word after that moment), the lowest index on equal counts.
+    Returns, for each GPU, the positions in `jobs` of the jobs it was given."""
+    n = len(gpus)
+    if routing == "alternate":
+        for k, job in enumerate(jobs):
+            gpus[k % n].send(job)
+        return [range(g, len(jobs), n) for g in range(n)]
+    if routing != "least-loaded":
+        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {routing!r}")
+    given = [[] for _ in gpus]
+    for k, (t, job) in enumerate(zip(reach, jobs)):
+        held = [gpu.send(t) for gpu in gpus]
+        g = held.index(min(held))
+        gpus[g].send(job)
+        given[g].append(k)
+    return given
