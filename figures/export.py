@@ -1,4 +1,4 @@
-"""make figures: the lesson's four figures, drawn by sim/figures.py at the lesson's defaults.
+"""make figures: the lesson's four figures and the explorer's two, drawn by sim/figures.py.
 
 Writes figures/figN-<name>.json (the Plotly dict, what the tests compare with the code),
 .svg and .png (Python plotly + kaleido, which drives the system Chromium; BROWSER_PATH
@@ -15,19 +15,26 @@ sys.path.insert(0, str(ROOT))
 
 from sim import Lab, Settings  # noqa: E402
 from sim.figures import FIGURES  # noqa: E402
+from sim.report import setting  # noqa: E402
 
 OUT = ROOT / "figures"
 WIDTH = 760  # px: the exported images' native size (scale 1)
 
 
 def lesson_figures():
-    """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults."""
-    lab, s = Lab(), Settings()
+    """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults, and the
+    explorer's figures 5 and 6 at theirs."""
+    lab = Lab()
     out = []
     for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
-        drawn = figure.render(lab, s)
+        drawn = figure.render(lab, Settings().but(**figure.settings))
         out.append((f"fig{figure.number}-{figure.slug}", drawn["figure"], drawn["caption"]))
     return out
+
+
+def settings_words(figure):
+    """What a figure's file is drawn at, beyond the lesson's defaults, in words."""
+    return ", ".join(f"`{name}={setting(value)}`" for name, value in figure.settings.items())
 
 
 def as_json(fig):
@@ -38,11 +45,18 @@ def readme(figures):
     lines = ["# The lesson's figures", "",
              "Drawn by `sim/figures.py` from the simulator at the lesson's defaults (4 req/s, "
              "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
-             "word and 0.1 s between words; 600 requests, seed 7). Regenerate with "
-             "`make figures`; the tests fail if a file here is stale.", ""]
+             "word and 0.1 s between words; 600 requests, seed 7). Figures 5 and 6 go further "
+             "than the lesson (`../shared/spec/explore-model.md`): each names the settings it "
+             "changes. Regenerate with `make figures`; the tests fail if a file here is stale.",
+             ""]
+    numbered = {f"fig{f.number}-{f.slug}": f for f in FIGURES.values() if f.number}
     for stem, _, caption in figures:
         number = stem.split("-")[0][3:]
-        lines += [f"## Figure {number}", "", f"![Figure {number}]({stem}.svg)", "", caption, "",
+        changed = settings_words(numbered[stem])
+        lines += [f"## Figure {number}", "", f"![Figure {number}]({stem}.svg)", ""]
+        if changed:
+            lines += [f"At the lesson's defaults but {changed}.", ""]
+        lines += [caption, "",
                   f"Files: [{stem}.json]({stem}.json) (Plotly), [{stem}.svg]({stem}.svg), "
                   f"[{stem}.png]({stem}.png).", ""]
     return "\n".join(lines)

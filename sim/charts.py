@@ -4,6 +4,8 @@ Standard library only (plain dicts), shared by the figures in figures.py.
 """
 
 SHARED, SPLIT, TARGET = "#d95f02", "#1b9e77", "#555555"  # colour-blind safe pair, grey
+CHUNKED = "#7570b3"  # the third of the same colour-blind safe set (ColorBrewer Dark2)
+COLOURS = {"shared": SHARED, "split": SPLIT, "chunked": CHUNKED}
 
 
 def base_layout(x_title, y_title, **axes):
@@ -47,8 +49,8 @@ def line(name, x, y, colour, unit, **extra):
 
 
 def current(x, ys, unit, text="this setting"):
-    """Open circles on both curves at the current setting."""
-    return {"type": "scatter", "mode": "markers", "name": text, "x": [x, x], "y": ys,
+    """Open circles on every curve at the current setting."""
+    return {"type": "scatter", "mode": "markers", "name": text, "x": [x] * len(ys), "y": ys,
             "marker": {"size": 14, "color": "rgba(0,0,0,0)", "line": {"color": "#000", "width": 2}},
             "hovertemplate": f"%{{y:.1f}}{unit}<extra>{text}</extra>"}
 

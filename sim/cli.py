@@ -5,8 +5,8 @@ import json
 import sys
 
 from .lab import MAX_POINTS, SWEEPABLE, Lab
-from .report import (HEADLINE, METRICS, compare_table, fill, number, percent, setting_line,
-                     shown, value)
+from .report import (METRICS, compare_table, fill, headline, layouts, number, percent,
+                     rate_table, ratio_table, setting_line, shown, value)
 from .settings import FIELDS, Settings, describe, parse
 from .trace import lesson
 
@@ -83,6 +83,9 @@ def build_parser():
         "sweep": "both layouts along one axis",
         "crossover": "the link speed below which the split stops beating the shared layout",
         "trace": "the lesson's six steps and its limits, every figure simulated",
+        "rate": "DistServe's rate goodput: the most requests a second per GPU at which at "
+                "least the attainment share of requests is good",
+        "ratio": "the split's goodput and rate goodput for every number of readers",
     }
     for name, words in commands.items():
         p = sub.add_parser(name, help=words, description=words)
@@ -112,20 +115,24 @@ def sweep_cell(key, x):
 
 
 def sweep_table(result):
-    """A row per value; each measure a pair of columns (shared, split) under its name."""
+    """A row per value; each measure a group of columns (shared, split[, chunked]) under
+    its name."""
     words = dict(METRICS)
-    first = [result["over"]] + [number(p["value"]) for p in result["points"]]
+    points = result["points"]
+    names = layouts(points[0])
+    first = [result["over"]] + [number(p["value"]) for p in points]
     width = max(map(len, first))
     lines = [" " * width] + [cell.ljust(width) for cell in first]  # names, header, rows
     for key in SWEEP_COLUMNS:
         name = words[key] + ("" if key == "goodput" else " (ms)")
-        shared, split = ([layout] + [sweep_cell(key, p[layout][key]) for p in result["points"]]
-                         for layout in ("shared", "split"))
-        right = max(map(len, split))
-        left = max(max(map(len, shared)), len(name) - 2 - right)  # the name fits over the pair
-        lines[0] += "   " + name.rjust(left + 2 + right)
-        for i, (a, b) in enumerate(zip(shared, split), 1):
-            lines[i] += "   " + a.rjust(left) + "  " + b.rjust(right)
+        columns = [[layout] + [sweep_cell(key, p[layout][key]) for p in points]
+                   for layout in names]
+        widths = [max(map(len, column)) for column in columns]
+        rest = sum(2 + w for w in widths[1:])
+        widths[0] = max(widths[0], len(name) - rest)  # the name fits over the group
+        lines[0] += "   " + name.rjust(widths[0] + rest)
+        for i, cells in enumerate(zip(*columns), 1):
+            lines[i] += "   " + "  ".join(c.rjust(w) for c, w in zip(cells, widths))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -150,11 +157,17 @@ def run(argv, out):
         return
     if args.command == "compare":
         result = lab.compare(s)
-        text = (f"{setting_line(s)}\n\n{fill(HEADLINE, shown(result))}\n\n"
+        text = (f"{setting_line(s)}\n\n{fill(headline(s), shown(result))}\n\n"
                 f"{compare_table(result)}")
     elif args.command == "sweep":
         result = lab.sweep(s, args.over, sweep_values(args.over, args.values))
         text = f"{setting_line(s)}\n\n{sweep_table(result)}"
+    elif args.command == "rate":
+        result = lab.rate(s)
+        text = f"{setting_line(s)}\n\n{rate_table(result, s)}"
+    elif args.command == "ratio":
+        result = lab.ratio(s)
+        text = f"{setting_line(s)}\n\n{ratio_table(result, s)}"
     else:
         result = lab.crossover(s)
         text = f"{setting_line(s)}\n\n{crossover_text(result)}"

@@ -10,9 +10,11 @@ from functools import partial
 from math import log10
 
 from . import costs
-from .charts import SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks, word_marks
-from .lab import BISECTION_STEPS
-from .report import an, fill, ms, number, percent, tag, untag
+from .charts import (COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks,
+                     word_marks)
+from .lab import BISECTION_STEPS, RATE_STEPS
+from .layouts import chip
+from .report import an, fill, layouts, ms, number, percent, rate, tag, untag
 from .settings import FIELDS
 from .timeline import shared_gpu, step_times, words, writer
 from .workload import Workload
@@ -46,17 +48,21 @@ def link_needs(lab, s):
     return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 
-def goodput_along(lab, s, over, x_title):
-    """Goodput of both layouts along one setting, the current setting circled."""
-    rows = along(lab, s, over, points(over, s))
+def lines_along(rows, here, key, x_value, scale, unit):
+    """A line per layout of one measure along a setting, and the current setting circled."""
     x = [v for v, _ in rows]
+    names = layouts(here)
+    return [line(name, x, [r[name][key] * scale for _, r in rows], COLOURS[name], unit)
+            for name in names], current(x_value, [here[name][key] * scale for name in names], unit)
+
+
+def goodput_along(lab, s, over, x_title):
+    """Goodput of every layout along one setting, the current setting circled."""
+    rows = along(lab, s, over, points(over, s))
     here = lab.compare(s)
-    fig = {"data": [
-        line("shared", x, [r["shared"]["goodput"] * 100 for _, r in rows], SHARED, "%"),
-        line("split", x, [r["split"]["goodput"] * 100 for _, r in rows], SPLIT, "%"),
-        current(getattr(s, over), [here["shared"]["goodput"] * 100,
-                                   here["split"]["goodput"] * 100], "%"),
-    ], "layout": base_layout(x_title, "goodput (%)", yaxis={"range": [-3, 103], "ticksuffix": "%"})}
+    curves, circles = lines_along(rows, here, "goodput", getattr(s, over), 100, "%")
+    fig = {"data": curves + [circles], "layout": base_layout(
+        x_title, "goodput (%)", yaxis={"range": [-3, 103], "ticksuffix": "%"})}
     return fig, rows, here
 
 
@@ -69,7 +75,10 @@ def goodput_by_rps(lab, s):
                f"-token prompts and {an('goodput.link', s.link)} GB/s link. At "
                f"{tag('goodput.rps', number(s.rps))} req/s: shared "
                f"{tag('goodput.shared', percent(here['shared']['goodput']))}, split "
-               f"{tag('goodput.split', percent(here['split']['goodput']))}.")
+               f"{tag('goodput.split', percent(here['split']['goodput']))}"
+               + (f", chunked {tag('goodput.chunked', percent(here['chunked']['goodput']))} "
+                  f"(prompts read {tag('goodput.chunk', number(s.chunk))} tokens a step)"
+                  if s.chunk else "") + ".")
     return fig, caption
 
 
@@ -77,19 +86,16 @@ def gap_by_rps(lab, s):
     """Figure 2: p99 gap against load, with the gap target."""
     rows = along(lab, s, "rps", points("rps", s))
     x = [v for v, _ in rows]
-    shared = [r["shared"]["gap_p99"] * 1000 for _, r in rows]
-    split = [r["split"]["gap_p99"] * 1000 for _, r in rows]
     here = lab.compare(s)
     target = s.gap_target * 1000
-    fig = {"data": [
-        line("shared", x, shared, SHARED, " ms"),
-        line("split", x, split, SPLIT, " ms"),
+    curves, circles = lines_along(rows, here, "gap_p99", s.rps, 1000, " ms")
+    fig = {"data": curves + [
         {"type": "scatter", "mode": "lines", "name": "gap target", "x": [x[0], x[-1]],
          "y": [target, target], "line": {"color": TARGET, "width": 2, "dash": "dash"},
          "hovertemplate": f"{ms(s.gap_target)}<extra>gap target</extra>"},
-        current(s.rps, [here["shared"]["gap_p99"] * 1000, here["split"]["gap_p99"] * 1000], " ms"),
-    ], "layout": base_layout("requests a second", "p99 gap (ms, log scale)",
-                             yaxis={"type": "log", **log_ticks(shared + split + [target])})}
+        circles,
+    ], "layout": base_layout("requests a second", "p99 gap (ms, log scale)", yaxis={
+        "type": "log", **log_ticks([y for c in curves for y in c["y"]] + [target])})}
     over = [(v, r["shared"]["gap_p99"]) for v, r in rows if r["shared"]["gap_p99"] > s.gap_target]
     if over:
         v, gap = over[0]
@@ -102,8 +108,12 @@ def gap_by_rps(lab, s):
     split_top = max(r["split"]["gap_p99"] for _, r in rows)
     caption = (f"{crossing}; the split's p99 gap is at most {tag('gap.split_p99', ms(split_top))}"
                f" up to {tag('gap.rps', number(x[-1]))} req/s: one writing step is "
-               f"{tag('gap.step', ms(costs.STEP))}.")
-    return fig, caption
+               f"{tag('gap.step', ms(chip(s, s.readers).step))}")
+    if s.chunk:
+        chunked_top = max(r["chunked"]["gap_p99"] for _, r in rows)
+        caption += (f"; reading in chunks of {tag('gap.chunk', number(s.chunk))} tokens keeps "
+                    f"the p99 gap at most {tag('gap.chunked_p99', ms(chunked_top))}")
+    return fig, caption + "."
 
 
 def goodput_by_link(lab, s):
@@ -244,12 +254,120 @@ def stall(lab, s):
     return {"data": data, "layout": layout}, caption
 
 
+# Long prompts, short replies, and a later first word allowed: reading 8,000 tokens alone
+# takes 0.41 s on an A100 (DistServe gives summarizing a far looser first-word target
+# than chat, too).
+SUMMARIZING = {"prompt": 8000, "reply": 50, "ttft_target": 2.0}
+
+
+def ratio_panels(s):
+    """Figure 6's panels: these settings, and beside them the same for summarizing."""
+    panels = [("these settings", s)]
+    if any(getattr(s, name) != value for name, value in SUMMARIZING.items()):
+        panels.append(("summarizing", s.but(**SUMMARIZING)))
+    return panels
+
+
+def even_ticks(top):
+    """Ticks at 0 and every 1, 2 or 5 times a power of ten up to `top`, at most 6 of them:
+    Plotly would otherwise line the second axis's ticks up with the first's grid."""
+    for e in range(-3, 4):
+        for m in (1, 2, 5):
+            step = m * 10.0**e
+            if top / step <= 5:
+                ticks = [k * step for k in range(int(top / step) + 1)]
+                return {"tickvals": ticks, "ticktext": [f"{v:.10g}" for v in ticks]}
+    return {}
+
+
+def readers_to_writers(s, readers):
+    return f"{readers}:{s.gpus - readers}"
+
+
+def ratio_needs(lab, s):
+    """Every reader:writer ratio's run and rate bisection, a simulation a piece."""
+    per_panel = (s.gpus - 1) * (RATE_STEPS + 3)  # the most steps one panel can take
+    return [partial(lab.ratio_step, p) for _, p in ratio_panels(s) for _ in range(per_panel)]
+
+
+def best_ratio(lab, s):
+    """Figure 6: the split at every reader:writer ratio of the GPUs: goodput (bars) and
+    rate goodput (line), for these settings beside summarizing; the current ratio marked."""
+    panels = ratio_panels(s)
+    rows = 1 + (len(panels) > 1)
+    gap = 0.16  # of the plot's height, between the panels (room for the lower one's title)
+    height = (1 - gap * (rows - 1)) / rows
+    layout = base_layout("readers:writers", "goodput (%)")
+    layout["height"] = 340 if rows == 1 else 600
+    data, words = [], []
+    for k, (name, p) in enumerate(panels):
+        found = lab.ratio(p)
+        x = [readers_to_writers(p, r["readers"]) for r in found]
+        best = max(found, key=lambda r: (r["rate"], r["goodput"]))
+        suffix = "" if k == 0 else str(2 * k + 1)  # axes x, y, y2 / x3, y3, y4
+        rate_axis = str(2 * k + 2)
+        top = 1 - k * (height + gap)
+        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}", "type": "category",
+                                    "title": {"text": f"readers:writers, {name}"}}
+        layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [top - height, top],
+                                    "anchor": f"x{suffix}", "range": [0, 105],
+                                    "ticksuffix": "%", "title": {"text": "goodput"}}
+        highest = max(r["rate"] for r in found) or 1.0
+        layout[f"yaxis{rate_axis}"] = {"overlaying": f"y{suffix}", "side": "right",
+                                       "anchor": f"x{suffix}", "range": [0, highest * 1.3],
+                                       **even_ticks(highest * 1.3),
+                                       "fixedrange": True, "showgrid": False,
+                                       "tickfont": {"size": 12}, "zeroline": False,
+                                       "title": {"text": "req/s per GPU"}}
+        data.append({"type": "bar", "name": "goodput", "x": x, "showlegend": k == 0,
+                     "y": [r["goodput"] * 100 for r in found], "xaxis": f"x{suffix}",
+                     "yaxis": f"y{suffix}", "legendgroup": "goodput",
+                     "marker": {"color": SPLIT, "opacity": 0.55,
+                                "line": {"color": ["#000" if k == 0 and r["readers"] == s.readers
+                                                   else SPLIT for r in found],
+                                         "width": [3 if k == 0 and r["readers"] == s.readers
+                                                   else 0 for r in found]}},
+                     "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
+        data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
+                     "x": x, "y": [r["rate"] for r in found], "xaxis": f"x{suffix}",
+                     "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
+                     "line": {"color": TARGET, "width": 2.5}, "marker": {"size": 7, "color": TARGET},
+                     "hovertemplate": "%{y:.3g} req/s per GPU<extra>rate goodput</extra>"})
+        data.append({"type": "scatter", "mode": "markers+text", "name": "best", "x": [x[best["readers"] - 1]],
+                     "y": [best["rate"]], "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
+                     "showlegend": False, "text": ["best"], "textposition": "top center",
+                     "marker": {"size": 14, "color": "rgba(0,0,0,0)",
+                                "line": {"color": "#000", "width": 2}},
+                     "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
+        at = f"ratio.{'these' if k == 0 else 'summarizing'}"
+        words.append((name, p, best, at))
+    layout["xaxis"]["domain"] = [0, 1]
+    layout["meta"] = {"best": [w[2]["readers"] for w in words]}
+    first = lab.ratio(s)[s.readers - 1]
+    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
+               f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
+               f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
+    caption += "; ".join(
+        f"{'for' if k else 'For'} {name} ({tag(at + '_prompt', number(p.prompt))}-token prompts, "
+        f"{tag(at + '_reply', number(p.reply))}-word replies, first word within "
+        f"{tag(at + '_ttft', number(p.ttft_target))} s) "
+        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per "
+        f"GPU ({tag(at + '_rate', rate(best['rate']))} req/s)"
+        for k, (name, p, best, at) in enumerate(words))
+    caption += (f". Now {tag('ratio.current', readers_to_writers(s, s.readers))}: goodput "
+                f"{tag('ratio.current_goodput', percent(first['goodput']))}, rate goodput "
+                f"{tag('ratio.current_rate', rate(first['rate']))} req/s per GPU.")
+    return {"data": data, "layout": layout}, caption
+
+
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
-    def __init__(self, number, slug, draw, needs):
+    def __init__(self, number, slug, draw, needs, settings=None):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
+        # the settings its file is drawn at, as changes to the defaults
+        self.settings = settings or {}
         self.draw = draw  # (lab, settings) -> (plotly figure dict, caption)
         # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
         # only cached runs to read], so the page can do them a few at a time
@@ -264,10 +382,12 @@ class Figure:
                 "shown": shown}
 
 
+PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}  # the lesson's portfolio project
 FIGURES = {
-    "goodput": Figure(None, "goodput-by-rps", goodput_by_rps, needs_along("rps")),
+    "goodput": Figure(5, "goodput-by-load", goodput_by_rps, needs_along("rps"), PORTFOLIO),
     "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps")),
     "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
     "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
     "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
+    "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0}),
 }

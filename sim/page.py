@@ -17,7 +17,7 @@ from time import perf_counter
 
 from .figures import FIGURES
 from .lab import Lab
-from .report import HEADLINE, shown
+from .report import headline, shown
 from .settings import Settings
 
 BUDGET = 150_000  # requests the page's cached runs may hold: tens of MB in the browser
@@ -68,4 +68,4 @@ class Page:
 def compare_message(lab, s):
     """What the page shows for settings s: the result, its numbers as text, the headline."""
     result = lab.compare(s)
-    return {"result": result, "shown": shown(result), "headline": HEADLINE}
+    return {"result": result, "shown": shown(result), "headline": headline(s)}

@@ -78,14 +78,37 @@ def untag(text):
 def shown(result):
     """Every number of a compare result as text, keyed as the page's data-metric attributes."""
     out = {}
-    for layout in ("shared", "split"):
+    for layout in layouts(result):
         for key, x in result[layout].items():
             out[f"{layout}.{key}"] = value(key, x)
     return out
 
 
+def layouts(result):
+    """The layouts a compare result holds, in the order tables show them."""
+    return [layout for layout in ("shared", "split", "chunked") if layout in result]
+
+
 HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} of requests; "
             "splitting them serves {split.goodput}.")  # {…}: a data-metric key, filled in
+
+
+def headline(s):
+    """The headline's template for settings s: the lesson's, in words that fit the GPUs."""
+    if s.gpus == 2 and not s.chunk:
+        return HEADLINE
+    writers = s.gpus - s.readers
+    text = (f"Within both targets, sharing the {number(s.gpus)} GPUs serves {{shared.goodput}} "
+            f"of requests; splitting them into {plural(s.readers, 'reader')} and "
+            f"{plural(writers, 'writer')} serves {{split.goodput}}")
+    if s.chunk:
+        text += (f"; sharing them, reading prompts {number(s.chunk)} tokens a step, serves "
+                 f"{{chunked.goodput}}")
+    return text + "."
+
+
+def plural(n, word):
+    return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
 
 def fill(template, texts):
@@ -96,10 +119,18 @@ def fill(template, texts):
 
 
 def setting_line(s):
-    return (f"{number(s.rps)} req/s, prompts of {number(s.prompt)} tokens, replies of "
+    line = (f"{number(s.rps)} req/s, prompts of {number(s.prompt)} tokens, replies of "
             f"{number(s.reply)} words, link {number(s.link)} GB/s; targets: first word within "
             f"{number(s.ttft_target)} s, gaps within {ms(s.gap_target)}; "
             f"{number(s.requests)} requests, seed {s.seed}")
+    further = [f"{name}={setting(getattr(s, name))}" for name, f in FIELDS.items()
+               if f.metadata["group"] == "explorer" and getattr(s, name) != f.default]
+    return line + ("; " + " ".join(further) if further else "")
+
+
+def setting(x):
+    """A setting's value as written on the command line: 4, 0.25, least-loaded."""
+    return x if isinstance(x, str) else number(x)
 
 
 def table(rows, header):
@@ -115,9 +146,44 @@ def table(rows, header):
 
 
 def compare_table(result):
-    rows = [[words, value(key, result["shared"][key]), value(key, result["split"][key])]
+    names = layouts(result)
+    rows = [[words] + [value(key, result[layout][key]) for layout in names]
             for key, words in METRICS]
-    return table(rows, ["", "shared", "split"])
+    return table(rows, [""] + names)
+
+
+def rate(x):
+    """A rate goodput, req/s per GPU, to three figures as the papers quote it: 0.209, 3.33."""
+    return f"{x:#.3g}".rstrip(".")
+
+
+LAYOUT_WORDS = {
+    "shared": "shared (each GPU reads and writes)",
+    "split": "split (readers, a link, writers)",
+    "chunked": "chunked (each GPU reads in chunks)",
+}
+
+
+def rate_table(rates, s):
+    """`python -m sim rate`: each layout's rate goodput, and the split's against sharing."""
+    rows = [[LAYOUT_WORDS[layout], rate(x), rate(x * s.gpus)] for layout, x in rates.items()]
+    lines = [f"Rate goodput (DistServe): the most requests a second at which at least "
+             f"{percent(s.attainment)} of requests meet both targets, per GPU of {number(s.gpus)}.",
+             "", table(rows, ["", "req/s per GPU", "req/s in all"])]
+    if rates["shared"] > 0:
+        lines += ["", f"split / shared: {rates['split'] / rates['shared']:.3g}x"]
+    return "\n".join(lines)
+
+
+def ratio_table(rows, s):
+    """`python -m sim ratio`: the split at every reader:writer ratio of s.gpus."""
+    best = max(rows, key=lambda r: (r["rate"], r["goodput"]))
+    out = [[f"{r['readers']}:{s.gpus - r['readers']}", percent(r["goodput"]), rate(r["rate"]),
+            ("best" if r is best else "") + (" (current)" if r["readers"] == s.readers else "")]
+           for r in rows]
+    return (f"The split with {number(s.gpus)} GPUs, readers:writers (goodput at "
+            f"{number(s.rps)} req/s; rate goodput at {percent(s.attainment)}).\n\n"
+            + table(out, ["readers:writers", "goodput", "rate goodput (req/s per GPU)", ""]))
 
 
 def limits_table():

@@ -10,7 +10,7 @@ from textwrap import fill
 
 from . import costs
 from .link import reads
-from .report import a, ms, number, percent
+from .report import a, ms, number, percent, plural
 from .settings import FIELDS
 from .workload import Workload, sizes
 
@@ -76,10 +76,6 @@ def longest_reader_wait(lab, s):
 def short_ms(seconds):
     """Like ms(), but a time under 0.05 ms keeps two significant digits instead of "0.0 ms"."""
     return ms(seconds) if seconds >= 0.5e-4 else f"{seconds * 1000:.2g} ms"
-
-
-def plural(n, word):
-    return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
 
 def lesson(lab, s):

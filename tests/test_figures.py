@@ -26,9 +26,9 @@ def drawn():
     return {stem: (fig, caption) for stem, fig, caption in export.lesson_figures()}
 
 
-def test_four_figures(drawn):
+def test_six_figures(drawn):
     assert sorted(drawn) == ["fig1-stall", "fig2-gap-by-rps", "fig3-goodput-by-link",
-                             "fig4-goodput-by-prompt"]
+                             "fig4-goodput-by-prompt", "fig5-goodput-by-load", "fig6-best-ratio"]
 
 
 def committed(name, binary=False):

@@ -81,7 +81,7 @@ function compute() {
 
 function drawControls() {
   for (const f of table.fields) {
-    if (!f.slider) continue;
+    if (!f.slider || f.group !== "lesson") continue; // the explorer's controls are its own panel
     const slider = /** @type {HTMLInputElement} */ ($(`slider-${f.name}`));
     slider.value = String(table.sliderIndex(f.name, settings[f.name]));
     const text = table.show(f.name, settings[f.name]);
@@ -110,7 +110,7 @@ function change(next, notices = []) {
 function buildControls() {
   const sliders = $("sliders");
   for (const f of table.fields) {
-    if (!f.slider) continue;
+    if (!f.slider || f.group !== "lesson") continue; // the explorer's controls are its own panel
     const row = document.createElement("div");
     row.className = "slider";
     row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +

@@ -14,9 +14,11 @@
  * @property {[number, string|null]} shown  factor and unit used to show the value
  * @property {boolean} log
  * @property {string} help
+ * @property {string[]|null} choices  the names a named setting takes (routing, reader_gpu ...)
+ * @property {"lesson"|"explorer"} group
  */
 
-/** @typedef {Record<string, number>} Settings */
+/** @typedef {Record<string, number|string>} Settings */
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const INFINITE = /^([+-]?)inf(inity)?$/i;
@@ -55,11 +57,16 @@ export class SettingsTable {
    * A value as the page may use it: a number within the page's range (whole if need be).
    * Returns the value and, if it had to change, a sentence saying so.
    * @param {string} name @param {unknown} raw
-   * @returns {{value: number, notice: string|null}}
+   * @returns {{value: number|string, notice: string|null}}
    */
   accept(name, raw) {
     const f = this.byName.get(name);
     if (!f) throw new Error(`unknown setting ${JSON.stringify(name)}`);
+    if (f.choices) {
+      const text = String(raw).trim();
+      if (f.choices.includes(text)) return { value: text, notice: null };
+      return { value: f.default, notice: `${name}=${text} is not one of ${f.choices.join(", ")}; using ${f.default}.` };
+    }
     const [lo, hi] = f.page;
     const text = String(raw).trim();
     let value = typeof raw === "number" ? raw : readNumber(text);
@@ -118,9 +125,10 @@ export class SettingsTable {
     return best;
   }
 
-  /** A setting as the page shows it, e.g. "4 req/s", "100 ms". @param {string} name @param {number} value */
+  /** A setting as the page shows it, e.g. "4 req/s", "100 ms". @param {string} name @param {number|string} value */
   show(name, value) {
     const f = /** @type {Field} */ (this.byName.get(name));
+    if (typeof value === "string") return value;
     const [factor, unit] = f.shown;
     // 0.1 x 1000 reads 100, not 100.00000000000001; whole numbers are exact as they are
     const text = f.whole ? (value * factor).toLocaleString("en-US")
