@@ -2,8 +2,10 @@
 
 Each repeat draws fresh, distinct settings (a new seed too, so nothing is cached), times
 the oracle and the engine on them back to back, and keeps the ratio; the speed-up printed
-is the median of those interleaved ratios. Then the time of one compare at 600, 6,000 and
-60,000 requests and of a 20-point sweep over requests a second.
+is the median of those interleaved ratios: on the lesson's settings, and on the explorer's
+(chunked reading, four GPUs, least-loaded routing). Then the time of one compare at 600,
+6,000 and 60,000 requests, of a 20-point sweep over requests a second, of sim.rate at the
+defaults and of sim.ratio for 8 GPUs.
 """
 
 import random
@@ -32,10 +34,18 @@ def distinct_settings(rng, requests):
                 requests=requests, seed=rng.randrange(2**32))
 
 
-def speedup(requests, repeats, rng):
+def explorer_settings(rng, requests):
+    """The issue's explorer settings (chunk=512 gpus=4 readers=2 routing=least-loaded rps=8),
+    each repeat on fresh draws (a new seed) and a prompt and reply of its own."""
+    return dict(chunk=512, gpus=4, readers=2, routing="least-loaded", rps=8.0,
+                prompt=rng.randrange(1500, 2501), reply=rng.randrange(150, 251),
+                requests=requests, seed=rng.randrange(2**32))
+
+
+def speedup(requests, repeats, rng, draw=distinct_settings):
     ratios, engine = [], []
     for _ in range(repeats):
-        kw = distinct_settings(rng, requests)
+        kw = draw(rng, requests)
         t_oracle = timed(lambda: oracle.compare(**kw))
         t_engine = timed(lambda: sim.Lab().compare(sim.Settings(**kw)))  # nothing cached
         ratios.append(t_oracle / t_engine)
@@ -51,10 +61,13 @@ def main():
     rng = random.Random(1)
     print("simulator: engine vs step-by-step oracle (median of interleaved repeats, "
           "distinct settings each)")
-    for requests, repeats in ((600, 41), (6000, 7)):
-        ratio, worst, t = speedup(requests, repeats, rng)
-        print(f"  {requests:>6,} requests: {ratio:5.1f}x faster (lowest {worst:.1f}x), "
-              f"engine {t * 1e3:.2f} ms")
+    for label, draw, target in (("lesson", distinct_settings, 40), ("explorer", explorer_settings, 15)):
+        print(f"  {label} settings (target at least {target}x):")
+        for requests, repeats in ((600, 21), (6000, 5)):
+            ratio, worst, t = speedup(requests, repeats, rng, draw)
+            met = "met" if ratio >= target else "NOT met"
+            print(f"    {requests:>6,} requests: {ratio:5.1f}x faster (lowest {worst:.1f}x), "
+                  f"engine {t * 1e3:.2f} ms  ({met})")
     print("one compare at the defaults (fresh lab):")
     for requests, repeats in ((600, 41), (6000, 11), (60000, 3)):
         t = median_time(lambda: sim.Lab().compare(sim.Settings(requests=requests)), repeats)
@@ -62,6 +75,10 @@ def main():
     values = [0.25 + k for k in range(20)]
     t = median_time(lambda: sim.Lab().sweep(sim.Settings(), "rps", values), 7)
     print(f"a 20-point sweep over requests a second (600 requests each): {t * 1e3:.1f} ms")
+    t = median_time(lambda: sim.Lab().rate(sim.Settings()), 5)
+    print(f"sim.rate at the defaults (fresh lab): {t * 1e3:.0f} ms (target under 1 s)")
+    t = median_time(lambda: sim.Lab().ratio(sim.Settings(gpus=8, rps=16.0)), 3)
+    print(f"sim.ratio at gpus=8 rps=16 (fresh lab): {t * 1e3:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,8 @@ class ChunkedGpu:
 
     def take(self, a, r, p):
         """A job arrives at a with an r-word reply and a p-token prompt."""
-        self.advance(a)  # steps that begin before a are done without it
+        if self.clock < a - EPS:
+            self.advance(a)  # steps that begin before a are done without it
         self.waiting.append(len(self.arrivals))
         self.arrivals.append(a)
         self.replies.append(r)
@@ -54,84 +55,94 @@ class ChunkedGpu:
 
     def holding(self, t):
         """How many of its jobs have their last word after t (no job given later arrives
-        before t, so every step that begins before t is already certain)."""
+        before t, so every step that begins before t is already certain), and a time until
+        which that holds unless it is given a job: every step lasts a writing step at least,
+        so no reply being written ends sooner, and no prompt still to read can have its
+        reply's last word (at least one step after its read begins) sooner; a last word
+        already made after t (in the step in progress at t) comes first."""
         self.advance(t)
-        return len(self.arrivals) - bisect_right(self.finished, t)
+        later = self.ending[0] - self.steps if self.ending else inf
+        for j in self.waiting:
+            later = min(later, self.replies[j])
+        for j, _ in self.reading:
+            later = min(later, self.replies[j])
+        done = bisect_right(self.finished, t)
+        until = self.clock + later * self.step
+        if done < len(self.finished):
+            until = min(until, self.finished[done])
+        return len(self.arrivals) - done, until
 
     def advance(self, until):
-        """Do every step that begins before `until`."""
-        step, chunk, read_cost = self.step, self.chunk, self.read_cost
-        arrivals, reading, waiting, ending = self.arrivals, self.reading, self.waiting, self.ending
+        """Do every step that begins before `until`. (The GPU's state is kept in locals
+        while it runs: this is the engine's inner loop.)"""
+        step, chunk, read_cost, slots = self.step, self.chunk, self.read_cost, self.slots
+        arrivals, replies, prompts = self.arrivals, self.replies, self.prompts
+        reading, waiting, ending, finished = self.reading, self.waiting, self.ending, self.finished
+        clock, steps, read_left = self.clock, self.steps, self.read_left
         while True:
             # Arrived prompts start being read, in order, while a slot is free.
-            while waiting and arrivals[waiting[0]] <= self.clock + EPS \
-                    and len(reading) + len(ending) < self.slots:
+            while waiting and arrivals[waiting[0]] <= clock + EPS \
+                    and len(reading) + len(ending) < slots:
                 j = waiting.popleft()
-                reading.append([j, self.prompts[j]])
-                self.read_left += self.prompts[j]
+                reading.append([j, prompts[j]])
+                read_left += prompts[j]
             if not reading and not ending:  # idle until the next arrival
                 if waiting and arrivals[waiting[0]] < until:
-                    self.clock = arrivals[waiting[0]]  # (it is more than EPS away)
+                    clock = arrivals[waiting[0]]  # (it is more than EPS away)
                     continue
-                return
-            if self.clock >= until:
-                return
+                break
+            if clock >= until - EPS:  # the next step begins at `until`, as far as floats tell
+                break
             writing = len(ending)
-            tokens = chunk if self.read_left > chunk else self.read_left
+            tokens = chunk if read_left > chunk else read_left
             d = (tokens + writing) * read_cost
             if d < step:
                 d = step
             # How many steps just like this one: until `until`, a reply's end, the step
             # that reads the first prompt to its end, or an arrival that can start.
-            m = ceil((until - self.clock) / d) if until < inf else inf
-            if ending and ending[0] - self.steps < m:
-                m = ending[0] - self.steps
+            m = ceil((until - EPS - clock) / d) if until < inf else inf
+            if ending and ending[0] - steps < m:
+                m = ending[0] - steps
             if reading:
-                m = min(m, (reading[0][1] - 1) // chunk or 1)  # steps that leave it unread
-            if waiting and len(reading) + writing < self.slots:
-                m = min(m, max(1, ceil((arrivals[waiting[0]] - EPS - self.clock) / d)))
-            self.run(m, d, tokens, writing)
-
-    def run(self, m, d, tokens, writing):
-        """m steps of d seconds, each reading `tokens` and writing `writing` replies."""
-        if writing:
-            if d == self.step:
-                pass  # gaps of exactly one step: counted from the words, in served()
-            else:
+                unread = (reading[0][1] - 1) // chunk or 1  # steps that leave it unread
+                if unread < m:
+                    m = unread
+            if waiting and len(reading) + writing < slots:
+                m = min(m, max(1, ceil((arrivals[waiting[0]] - EPS - clock) / d)))
+            # m steps of d seconds, each reading `tokens` and writing `writing` replies
+            if writing and d != step:  # gaps of one step are counted from the words
                 self.gap_values.append(d)
                 self.gap_counts.append(writing * m)
-                self.long_from.append(self.steps + 1)
-                self.long_to.append(self.steps + m)
+                self.long_from.append(steps + 1)
+                self.long_to.append(steps + m)
                 self.long_gap.append(d)
-        self.clock += m * d
-        self.steps += m
-        if tokens:
-            self.read_left -= m * tokens
-            reading = self.reading
-            if m > 1:  # all from the first prompt, which is left unfinished
-                reading[0][1] -= m * tokens
-            else:
-                while tokens and reading:
-                    job = reading[0]
-                    if job[1] > tokens:
-                        job[1] -= tokens
-                        break
-                    tokens -= job[1]
-                    reading.popleft()
-                    self.read(job[0])
-        while self.ending and self.ending[0] == self.steps:  # replies ended
-            heappop(self.ending)
-            self.finished.append(self.clock)
-
-    def read(self, j):
-        """Job j's prompt is read: its first word now, its others from the next step on."""
-        self.first[j] = self.clock
-        self.first_step[j] = self.steps
-        if self.replies[j] > 1:
-            self.last_step[j] = self.steps + self.replies[j] - 1
-            heappush(self.ending, self.last_step[j])
-        else:
-            self.finished.append(self.clock)
+            clock += m * d
+            steps += m
+            if tokens:
+                read_left -= m * tokens
+                if m > 1:  # all from the first prompt, which is left unfinished
+                    reading[0][1] -= m * tokens
+                else:
+                    while tokens and reading:
+                        job = reading[0]
+                        if job[1] > tokens:
+                            job[1] -= tokens
+                            break
+                        tokens -= job[1]
+                        reading.popleft()
+                        # Read: its first word now, its others from the next step on.
+                        j = job[0]
+                        self.first[j] = clock
+                        self.first_step[j] = steps
+                        if replies[j] > 1:
+                            self.last_step[j] = steps + replies[j] - 1
+                            heappush(ending, steps + replies[j] - 1)
+                        else:
+                            finished.append(clock)
+            while ending and ending[0] == steps:  # replies ended
+                heappop(ending)
+                finished.append(clock)
+        self.clock, self.steps, self.read_left = clock, steps, read_left
 
     def served(self):
         """Serve every job to its end; what it did, in the lesson's terms."""

@@ -111,10 +111,23 @@ def loop(chip=A100, slots=SLOTS, record=False):
             if m + 1 < len(marks):  # ... and then moved again: no steps in between
                 done_steps = min(done_steps, marks[m + 1][0])
             if steps < done_steps:  # steps still to come end by then
-                done = len(ended) + sum(1 for k in ending if k <= done_steps)
+                done = len(ended)
+                later = inf
+                for k in ending:
+                    if k <= done_steps:
+                        done += 1
+                    elif k < later:
+                        later = k
             else:
                 done = bisect_right(ended, done_steps)
-            job = yield i - done - bisect_right(single, job)
+                later = ended[done] if done < len(ended) else (ending[0] if ending else inf)
+            k = bisect_right(single, job)
+            # The answer holds until the next last word, which is no sooner than this (each
+            # step after the one in progress lasts a step at least), unless a job comes.
+            until = job + (later - done_steps - 1) * step
+            if k < len(single) and single[k] < until:
+                until = single[k]
+            job = yield i - done - k, until
             continue
         if tail:  # the job before: is the next one already there, with a slot free?
             if job is not None and job[0] <= clock + EPS and len(ending) < slots:

@@ -4,6 +4,8 @@ A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in 
 they reach it, and can be asked how many jobs it holds at a moment.
 """
 
+from math import inf
+
 ROUTINGS = ("alternate", "least-loaded")
 
 
@@ -22,9 +24,14 @@ def assign(routing, gpus, reach, jobs):
     if routing != "least-loaded":
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {routing!r}")
     given = [[] for _ in gpus]
+    held = [0] * n  # what each GPU last said it holds ...
+    until = [-inf] * n  # ... and until when that holds, unless it is given a job
     for k, (t, job) in enumerate(zip(reach, jobs)):
-        held = [gpu.send(t) for gpu in gpus]
+        for g in range(n):
+            if t >= until[g]:
+                held[g], until[g] = gpus[g].send(t)
         g = held.index(min(held))
         gpus[g].send(job)
         given[g].append(k)
+        until[g] = -inf
     return given

@@ -93,7 +93,7 @@ class Gpu:
                     return  # nothing to do until it is given another job
                 if self.queue[self.nxt].reach > self.clock + EPS:
                     self.clock = self.queue[self.nxt].reach  # the clock jumps to the arrival
-            if self.clock >= until:
+            if self.clock >= until - EPS:  # it begins at the moment, as far as floats tell
                 return
             job = self.queue[self.nxt] if self.nxt < len(self.queue) else None
             if job is not None and job.reach <= self.clock + EPS and len(self.writing) < self.slots:
@@ -143,7 +143,7 @@ class ChunkedGpu(Gpu):
                     return
                 if self.queue[self.nxt].reach > self.clock + EPS:
                     self.clock = self.queue[self.nxt].reach
-            if self.clock >= until:
+            if self.clock >= until - EPS:  # it begins at the moment, as far as floats tell
                 return
             # 2. arrived prompts start being read, in order, while a slot is free
             while (self.nxt < len(self.queue) and self.queue[self.nxt].reach <= self.clock + EPS

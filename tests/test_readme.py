@@ -22,11 +22,14 @@ def test_limits_table_is_current():
 
 def test_cli_example_output():
     text = README.read_text()
-    command = re.search(r"<!-- example: (.+?) -->", text).group(1)
-    shown = section(text, f"<!-- example: {command} -->\n```\n", "```\n<!-- /example -->")
-    args = command.split()[3:]  # after "python -m sim"
-    done = subprocess.run([sys.executable, "-m", "sim", *args], capture_output=True, text=True)
-    assert done.stdout == shown
+    commands = re.findall(r"<!-- example: (.+?) -->", text)
+    assert len(commands) >= 2
+    for command in commands:
+        shown = section(text, f"<!-- example: {command} -->\n```\n", "```\n<!-- /example -->")
+        args = command.split()[3:]  # after "python -m sim"
+        done = subprocess.run([sys.executable, "-m", "sim", *args], capture_output=True,
+                              text=True)
+        assert done.stdout == shown, command
 
 
 def test_python_examples():
