@@ -15,6 +15,7 @@ it a whole list at once.
 """
 
 from bisect import bisect_right
+from collections import deque
 from heapq import heappop, heappush
 from itertools import repeat
 from math import ceil, floor, inf
@@ -53,8 +54,7 @@ def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
     """
     gpu = loop(chip, slots, record)
     next(gpu)
-    for job in zip(arrivals, replies, reads or repeat(0)):
-        gpu.send(job)
+    deque(map(gpu.send, zip(arrivals, replies, reads or repeat(0))), maxlen=0)
     return finish(gpu)
 
 
@@ -78,8 +78,9 @@ def loop(chip=A100, slots=SLOTS, record=False):
     read_cost, step = chip.read_cost, chip.step
     counting = record  # a router's questions need the marks and the ended replies
     first = []
-    max_gap = []
-    since = []  # index of the first burst gap a job can see (after its own first step)
+    # (job, its largest gap up to its first step, index of the first burst gap it can see
+    # after that step) for each reply, as its first step closes
+    closed = []
     last_step = []  # the step that writes a job's last word
     burst_gaps = []  # the gap of the replies already writing, across each burst of reads
     burst_steps = []  # the step that ended each of those gaps
@@ -146,8 +147,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         g = after - first[j]
                         first_gaps.append(g)
                         # Its later gaps are one step each, or longer across a burst of reads.
-                        max_gap[j] = g if g > step or last_step[j] == steps + 1 else step
-                        since[j] = mark
+                        closed.append((j, g if g > step or last_step[j] == steps + 1 else step,
+                                       mark))
                     clock = after
                     steps += 1
                     while ending and ending[0] == steps:
@@ -201,8 +202,6 @@ def loop(chip=A100, slots=SLOTS, record=False):
         else:
             first.append(a)
         words += r
-        max_gap.append(0.0)
-        since.append(0)
         if r > 1:
             last_step.append(steps + r - 1)
             batch.append(i)
@@ -215,6 +214,11 @@ def loop(chip=A100, slots=SLOTS, record=False):
         tail = True
         job = yield
 
+    max_gap = [0.0] * i
+    since = [0] * i
+    for j, g, mark in closed:
+        max_gap[j] = g
+        since[j] = mark
     if burst_gaps:  # a reply's largest gap may be a burst it wrote through
         ends = map(bisect_right, repeat(burst_steps), last_step)  # bursts up to its last word
         for j, lo, hi in zip(range(i), since, ends):

@@ -12,15 +12,17 @@ from .costs import CACHE_PER_TOKEN, CHIPS, LAYERS
 
 
 def reads(work, s):
-    """The reader pool: (start, end) of each request's read, None for a local one. One queue
-    in arrival order; each prompt goes to the reader that can start it earliest, the lowest
-    index on equal starts, and is read whole."""
+    """The reader pool: when each request's read starts and ends (None for a local one). One
+    queue in arrival order; each prompt goes to the reader that can start it earliest, the
+    lowest index on equal starts, and is read whole."""
     read_cost = CHIPS[s.reader_gpu].read_cost
     free = [0.0] * s.readers  # when each reader is next free
-    out = []
+    starts, ends = [], []
+    start_at, end_at = starts.append, ends.append
     for a, p in zip(work.arrivals, work.prompts):
         if p < s.local_below:
-            out.append(None)
+            start_at(None)
+            end_at(None)
             continue
         r, start = 0, (free[0] if free[0] > a else a)
         for k in range(1, s.readers):
@@ -28,8 +30,9 @@ def reads(work, s):
             if begin < start:
                 r, start = k, begin
         free[r] = end = start + p * read_cost
-        out.append((start, end))
-    return out
+        start_at(start)
+        end_at(end)
+    return starts, ends
 
 
 def hand_over(work, s):
@@ -37,27 +40,29 @@ def hand_over(work, s):
     its prompt still to read), and which requests are local."""
     read_cost = CHIPS[s.reader_gpu].read_cost
     bytes_per_second = s.link * 1e9
-    reach = list(work.arrivals)  # local requests reach the writers as they arrive
-    local = []
-    crossings = []  # (ready to cross, request, read end, crossing time) on a queued link
-    for i, (p, read) in enumerate(zip(work.prompts, reads(work, s))):
-        local.append(read is None)
-        if read is None:
+    starts, ends = reads(work, s)
+    local = [end is None for end in ends]
+    # the crossing time of each cache; local requests reach the writers as they arrive
+    crossing = [p * CACHE_PER_TOKEN / bytes_per_second for p in work.prompts]
+    if s.link_sharing == "free" and not s.layerwise and s.local_below == 0:  # the lesson's
+        return [end + c for end, c in zip(ends, crossing)], local
+    reach = list(work.arrivals)
+    queue = []  # (ready to cross, request) on a queued link
+    for i, (p, start, end) in enumerate(zip(work.prompts, starts, ends)):
+        if end is None:
             continue
-        start, end = read
-        crossing = p * CACHE_PER_TOKEN / bytes_per_second
-        if s.link_sharing == "free":
-            if s.layerwise:  # the last layer goes when read; the first can't land before T
-                reach[i] = max(end + crossing / LAYERS, start + p * read_cost / LAYERS + crossing)
-            else:
-                reach[i] = end + crossing
-        else:  # queued: ready when the whole prompt (or its first layer) is read
-            ready = start + p * read_cost / LAYERS if s.layerwise else end
-            crossings.append((ready, i, end, crossing))
-    crossings.sort()  # by the time ready to go, equal times by request index
+        if s.link_sharing == "queued":  # ready when the whole prompt (or a layer) is read
+            queue.append((start + p * read_cost / LAYERS if s.layerwise else end, i))
+        elif s.layerwise:  # the last layer goes when read; the first can't land before T
+            reach[i] = max(end + crossing[i] / LAYERS, start + p * read_cost / LAYERS + crossing[i])
+        else:
+            reach[i] = end + crossing[i]
+    queue.sort()  # by the time ready to go, equal times by request index
     link_free = 0.0
-    for ready, i, end, crossing in crossings:  # each holds the link until it has crossed
+    for ready, i in queue:  # each holds the link until it has crossed
         go = ready if ready > link_free else link_free
-        link_free = max(go + crossing, end + crossing / LAYERS) if s.layerwise else go + crossing
+        link_free = go + crossing[i]
+        if s.layerwise:
+            link_free = max(link_free, ends[i] + crossing[i] / LAYERS)
         reach[i] = link_free
     return reach, local

@@ -4,6 +4,7 @@ A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in 
 they reach it, and can be asked how many jobs it holds at a moment.
 """
 
+from collections import deque
 from math import inf
 
 ROUTINGS = ("alternate", "least-loaded")
@@ -17,9 +18,9 @@ def assign(routing, gpus, reach, jobs):
     (given to it, with their last word after that moment), the lowest index on equal counts.
     Returns, for each GPU, the positions in `jobs` of the jobs it was given."""
     n = len(gpus)
-    if routing == "alternate":
-        for k, job in enumerate(jobs):
-            gpus[k % n].send(job)
+    if routing == "alternate":  # each GPU's jobs are known at once: hand them all over
+        for g, gpu in enumerate(gpus):
+            deque(map(gpu.send, jobs[g::n]), maxlen=0)
         return [range(g, len(jobs), n) for g in range(n)]
     if routing != "least-loaded":
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {routing!r}")

@@ -69,7 +69,8 @@ def limits(s):
 def longest_reader_wait(lab, s):
     """The longest any request of the split waits for its one reader to be free."""
     work = lab.workload(s)
-    return max((read[0] - a for read, a in zip(reads(work, s), work.arrivals) if read),
+    starts, _ = reads(work, s)
+    return max((start - a for start, a in zip(starts, work.arrivals) if start is not None),
                default=0.0)
 
 
