@@ -28,7 +28,7 @@ from sim.figures import FIGURES
 from sim.page import compare_message
 from sim.report import HEADLINE, METRICS, ms
 from sim.settings import schema
-from sim.trace import STATES
+from sim.states import EXPLORER_STATES, STATES
 
 ROOT = Path(__file__).resolve().parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -36,7 +36,8 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
-WEB_FILES = ("app.js", "latest.js", "python.js", "settings.js", "view.js", "worker.js", "style.css")
+WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js", "view.js", "worker.js",
+             "style.css")
 
 
 class MissingInput(Exception):
@@ -113,25 +114,31 @@ def build_sim_wheel(out):
 
 
 def bake(lab):
-    """The lesson's named states, computed natively: numbers, then every figure."""
+    """The named states (the lesson's, then the explorer's), computed natively: numbers,
+    then every figure."""
     states = []
-    for name, label, changes in STATES:
-        s = Settings().but(**changes)
-        figures = {}
-        for key, figure in FIGURES.items():
-            figures[key] = figure.render(lab, s)
-        states.append({"name": name, "label": label, "settings": s.as_dict(),
-                       "compare": compare_message(lab, s), "figures": figures})
+    for group, named in (("lesson", STATES), ("explorer", EXPLORER_STATES)):
+        for name, label, changes in named:
+            s = Settings().but(**changes)
+            figures = {}
+            for key, figure in FIGURES.items():
+                figures[key] = figure.render(lab, s)
+            states.append({"name": name, "label": label, "group": group,
+                           "settings": s.as_dict(), "compare": compare_message(lab, s),
+                           "figures": figures})
     return states
 
 
 def metric_rows(shown, keys):
+    """Table rows, a column per layout; the chunked column is shown only while chunk > 0."""
     rows = []
     for key, words in METRICS:
         if key not in keys:
             continue
-        cells = "".join(f'<td data-metric="{layout}.{key}">{html.escape(shown[f"{layout}.{key}"])}</td>'
-                        for layout in ("shared", "split"))
+        cells = "".join(f'<td data-metric="{layout}.{key}"{extra}>'
+                        f'{html.escape(shown.get(f"{layout}.{key}", ""))}</td>'
+                        for layout, extra in (("shared", ""), ("split", ""),
+                                              ("chunked", ' class="chunked"')))
         rows.append(f'<tr><th scope="row">{html.escape(words)}</th>{cells}</tr>')
     return "".join(rows)
 

@@ -12,7 +12,7 @@ from math import log10
 from . import costs
 from .charts import (COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks,
                      word_marks)
-from .lab import BISECTION_STEPS, RATE_STEPS
+from .lab import BISECTION_STEPS, RATE_STEPS, layouts_of
 from .layouts import chip
 from .report import an, fill, layouts, ms, number, percent, rate, tag, untag
 from .settings import FIELDS
@@ -299,6 +299,7 @@ def best_ratio(lab, s):
     height = (1 - gap * (rows - 1)) / rows
     layout = base_layout("readers:writers", "goodput (%)")
     layout["height"] = 340 if rows == 1 else 600
+    layout["margin"] = {**layout["margin"], "r": 64}  # the rate axis on the right
     data, words = [], []
     for k, (name, p) in enumerate(panels):
         found = lab.ratio(p)
@@ -360,14 +361,36 @@ def best_ratio(lab, s):
     return {"data": data, "layout": layout}, caption
 
 
+def rate_needs(lab, s):
+    """Every layout's rate bisection, a simulation a piece."""
+    return [partial(lab.rate_step, s)] * (len(layouts_of(s)) * (RATE_STEPS + 3))
+
+
+def rate_goodput(lab, s):
+    """DistServe's goodput, in words: no chart, only its numbers (the page's explorer)."""
+    rates = lab.rate(s)
+    per_gpu = ", ".join(f"{name} {tag('rate.' + name, rate(x))}" for name, x in rates.items())
+    text = (f"Rate goodput (DistServe's): the most requests a second per GPU at which at least "
+            f"{tag('rate.attainment', percent(s.attainment))} of requests are good: {per_gpu} "
+            f"req/s per GPU. ")
+    if rates["shared"] > 0:
+        times = rates["split"] / rates["shared"]
+        text += f"The split takes {tag('rate.ratio', f'{times:.3g}x')} the shared layout's load per GPU. "
+    else:
+        text += "The shared layout keeps that share good at no load at all. "
+    return None, text + ("The goodput above is a share of the requests at the load you set; "
+                         "this is a load: how much each GPU can take before too few are good.")
+
+
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
-    def __init__(self, number, slug, draw, needs, settings=None):
+    def __init__(self, number, slug, draw, needs, settings=None, result=None):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
         self.settings = settings or {}
+        self.result = result  # (lab, settings) -> the JSON it shows, as the API gives it
         self.draw = draw  # (lab, settings) -> (plotly figure dict, caption)
         # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
         # only cached runs to read], so the page can do them a few at a time
@@ -378,8 +401,11 @@ class Figure:
         template whose {key} fields the page fills with numbers marked data-metric="key"."""
         fig, tagged = self.draw(lab, s)
         template, shown = untag(tagged)
-        return {"figure": fig, "caption": fill(template, shown), "template": template,
-                "shown": shown}
+        out = {"figure": fig, "caption": fill(template, shown), "template": template,
+               "shown": shown}
+        if self.result:
+            out["result"] = self.result(lab, s)
+        return out
 
 
 PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}  # the lesson's portfolio project
@@ -389,5 +415,8 @@ FIGURES = {
     "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
     "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
     "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
-    "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0}),
+    "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0},
+                    lambda lab, s: lab.ratio(s)),
+    "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
+                   result=lambda lab, s: lab.rate(s)),
 }

@@ -24,7 +24,7 @@ _LINK_LADDER = _grid(
 
 
 def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
-         page=None, help="", choices=None, group="lesson", look=""):
+         page=None, help="", choices=None, group="lesson", look="", names=None):
     """A settings field with what the CLI, the page and the tests need to know about it."""
     meta = {
         "label": label,  # words the page puts by the slider
@@ -43,6 +43,7 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # the settings that go further (spec: explore-model.md), all of them off by default
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
+        "names": names,  # words for each slider value, where a list reads better (layerwise)
     }
     return field(default=default, metadata=meta)
 
@@ -70,7 +71,7 @@ class Settings:
     rps: float = knob(4.0, "Requests a second", "req/s", (0.01, 1000.0),
                       slider=_grid(range(1, 81), 4), help="how many requests arrive each second")
     # Prompt length the requests vary around (x0.5, x1 or x1.5).
-    prompt: int = knob(2000, "Prompt length", "tokens", (2, 131_072), whole=True,
+    prompt: int = knob(2000, "Prompt tokens", "tokens", (2, 131_072), whole=True,
                        slider=tuple(range(100, 8001, 100)), help="tokens to read per request")
     # Reply length the requests vary around (x0.5, x1 or x1.5).
     reply: int = knob(200, "Reply length", "words", (2, 10_000), whole=True,
@@ -109,16 +110,18 @@ class Settings:
     # 0: off. Otherwise a third layout, chunked: shared GPUs that read this many prompt tokens
     # per writing step (chunked prefill), so a long read never stalls the replies for long.
     chunk: int = explorer(0, "Chunk", "tokens", (0, 16_384), CHUNK_LADDER,
-                          help="prompt tokens a chunked GPU reads per step (0: no chunked layout)",
+                          help="prompt tokens a chunked GPU reads per step (off: no chunked layout)",
                           look="small chunks keep gaps short but make the first word later")
     # free: any number of caches cross the link at once; queued: one at a time.
     link_sharing: str = choice("free", "Link sharing", ("free", "queued"),
                                help="whether caches cross the link all at once or one at a time",
                                look="queued: a slow link makes caches wait for each other")
     # 1: the cache crosses layer by layer while the prompt is read (Splitwise).
-    layerwise: int = explorer(0, "Layer by layer", "", (0, 1), (0, 1),
-                              help="1: the cache crosses layer by layer while the prompt is read",
-                              look="on a slow link, crossing while reading hides most of it")
+    layerwise: int = explorer(0, "Cache crosses", "", (0, 1), (0, 1),
+                              help="whether the cache crosses whole once read, or layer by layer while read",
+                              look="on a slow link, crossing while reading hides most of it",
+                              names=("whole, once the prompt is read",
+                                     "layer by layer, while it is read"))
     # Prompts shorter than this are read by a writer itself: no crossing (Dynamo's rule).
     local_below: int = explorer(0, "Read locally below", "tokens", (0, 131_072),
                                 tuple(range(0, 8001, 250)),
@@ -126,7 +129,7 @@ class Settings:
                                 look="short reads stall little and save the crossing")
     # The kind of the GPUs that read on the split (GPUs 0 .. readers-1 in every layout) ...
     reader_gpu: str = choice("A100", "Reader GPU", CHIPS,
-                             help="kind of GPUs 0 .. readers-1 (the split's readers)",
+                             help="kind of the split's readers (the first GPUs, as many, in every layout)",
                              look="reading is compute-bound: a chip with more FLOP/s reads faster")
     # ... and of the others.
     writer_gpu: str = choice("A100", "Writer GPU", CHIPS,

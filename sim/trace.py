@@ -172,12 +172,3 @@ def limit_line(lab, s, both):
     else:
         stall = f"reads still stall replies past the {ms(s.gap_target)} gap target"
     return f"{load}; {link}; with {number(short)}-token prompts {stall} ({both(result)})"
-
-
-# The lesson's named states, as changes to the defaults: the page's buttons and baked results.
-STATES = (
-    ("default", "Lesson default", {}),
-    ("busy", f"Busy: {number(BUSY)} req/s", {"rps": BUSY}),
-    ("slow-link", f"Slow link: {number(SLOW_LINK)} GB/s", {"link": SLOW_LINK}),
-    ("short-prompts", f"Short prompts: {number(SHORT_PROMPT)} tokens", {"prompt": SHORT_PROMPT}),
-)

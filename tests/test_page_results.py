@@ -7,9 +7,9 @@ import pytest
 import sim
 from sim.report import number, shown
 from sim.settings import FIELDS
-from sim.trace import STATES
+from sim.states import STATES
 
-SLIDERS = [name for name, f in FIELDS.items() if f.metadata["slider"]]
+SLIDERS = [name for name, f in FIELDS.items() if f.metadata["slider"] and f.metadata["group"] == "lesson"]
 
 
 def random_slider_settings(rng):

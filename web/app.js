@@ -4,11 +4,16 @@ import { SettingsTable } from "./settings.js";
 import { PythonWorker } from "./python.js";
 import { Job, Latest } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
+import { showControl, sliderRow, stateButtons } from "./controls.js";
+import { Explorer } from "./explorer.js";
 
-const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
+// Drawing order: the two main charts first; with the explorer's panel open, DistServe's
+// goodput next and its best-ratio chart last (the longest to work out).
+const LESSON_FIGURES = ["goodput", "gap", "stall", "link", "prompt"];
+const EXPLORER_FIGURES = ["goodput", "gap", "rate", "stall", "link", "prompt", "ratio"];
 const MAIN_CHARTS = 2;
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -22,6 +27,17 @@ let readyStatus = ""; // what the status line says once Python is up
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
 showNotices($("notices"), opened.notices);
+const explorer = new Explorer(table, {
+  panel: /** @type {HTMLDetailsElement} */ ($("explorer")), controls: $("explorer-controls"),
+  states: $("explorer-states"),
+}, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next));
+const query = new URLSearchParams(location.search);
+explorer.panel.open = explorer.fields.some((f) => query.has(f.name)); // a URL that sets one opens it
+
+/** The figures worked out for the page as it is: the explorer's only while its panel is open. */
+function figures() {
+  return explorer.open ? EXPLORER_FIGURES : LESSON_FIGURES;
+}
 
 // ---- drawing ----
 
@@ -29,6 +45,7 @@ showNotices($("notices"), opened.notices);
 function drawNumbers(message, source) {
   showTemplate($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
+  document.body.classList.toggle("has-chunked", "chunked" in message.result); // a third column
   document.body.classList.remove("stale");
   if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
   onScreen = { result: message.result, shown: message.shown };
@@ -36,15 +53,16 @@ function drawNumbers(message, source) {
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
 }
 
-/** @param {string} name @param {any} reply @param {string} source */
-function drawFigure(name, reply, source) {
-  showFigure($(`chart-${name}`), document.getElementById(`caption-${name}`), reply);
-  $(`chart-${name}`).classList.remove("pending");
+/** @param {string} name @param {any} reply @param {string} source @param {string[]} order */
+function drawFigure(name, reply, source, order) {
+  const chart = document.getElementById(`chart-${name}`); // DistServe's goodput has no chart
+  showFigure(chart, document.getElementById(`caption-${name}`), reply);
+  chart?.classList.remove("pending");
   figuresOnScreen[name] = reply;
-  const index = FIGURES.indexOf(name);
+  const index = order.indexOf(name);
   const key = table.key(settings);
   if (index === MAIN_CHARTS - 1) dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
-  if (index === FIGURES.length - 1) {
+  if (index === order.length - 1) {
     // Screen readers hear the headline once the page has settled, not at every stop of a drag.
     $("announce").textContent = $("headline").textContent;
     dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
@@ -56,7 +74,8 @@ function drawBaked() {
   const state = baked.states.find((s) => table.key(s.settings) === table.key(settings));
   if (!state) return false;
   drawNumbers(state.compare, "baked");
-  for (const name of FIGURES) drawFigure(name, state.figures[name], "baked");
+  const order = figures();
+  for (const name of order) drawFigure(name, state.figures[name], "baked", order);
   return true;
 }
 
@@ -66,7 +85,7 @@ const workerQuery = new URLSearchParams({ v: baked.version, wheel: baked.wheel, 
 const worker = new PythonWorker(new URL(`./worker.js?${workerQuery}`, import.meta.url));
 const latest = new Latest((type, body) => worker.call(type, body), {
   numbers: (job, reply) => drawNumbers(reply, "python"),
-  figure: (job, name, reply) => drawFigure(name, reply, "python"),
+  figure: (job, name, reply) => drawFigure(name, reply, "python", job.figures),
   failed: (job, error) => {
     document.body.classList.add("stale"); // the numbers shown are for other settings
     showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
@@ -74,32 +93,30 @@ const latest = new Latest((type, body) => worker.call(type, body), {
 });
 
 function compute() {
-  return latest.want(new Job({ ...settings }, table.key(settings), FIGURES));
+  return latest.want(new Job({ ...settings }, table.key(settings), figures()));
 }
 
 // ---- settings in, from sliders, buttons, the URL and window.pdsplit ----
 
+/** The lesson's sliders: the settings with a slider that are not the explorer's. */
+const lessonSliders = table.fields.filter((f) => f.slider && f.group === "lesson");
+
 function drawControls() {
-  for (const f of table.fields) {
-    if (!f.slider || f.group !== "lesson") continue; // the explorer's controls are its own panel
-    const slider = /** @type {HTMLInputElement} */ ($(`slider-${f.name}`));
-    slider.value = String(table.sliderIndex(f.name, settings[f.name]));
-    const text = table.show(f.name, settings[f.name]);
-    slider.setAttribute("aria-valuetext", text);
-    $(`value-${f.name}`).textContent = text;
-  }
+  for (const f of lessonSliders) showControl(table, f, settings[f.name]);
+  explorer.show(settings);
 }
 
 /**
  * Apply new settings everywhere; what was said of earlier settings gives way to `notices`.
- * @param {Record<string, number>} next @param {string[]} [notices]
+ * @param {Record<string, number|string>} next @param {string[]} [notices]
  */
 function change(next, notices = []) {
-  settings = next;
-  showNotices($("notices"), notices);
+  const fitted = table.fit(next); // readers stay below gpus, on screen too
+  settings = fitted.settings;
+  showNotices($("notices"), fitted.notice ? [...notices, fitted.notice] : notices);
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
-  for (const name of FIGURES) $(`chart-${name}`).classList.add("pending"); // until redrawn
+  for (const name of figures()) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
   if (!pythonReady && !drawBaked()) {
     document.body.classList.add("stale");
     showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
@@ -108,44 +125,23 @@ function change(next, notices = []) {
 }
 
 function buildControls() {
-  const sliders = $("sliders");
-  for (const f of table.fields) {
-    if (!f.slider || f.group !== "lesson") continue; // the explorer's controls are its own panel
-    const row = document.createElement("div");
-    row.className = "slider";
-    row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +
-      `<button type="button" class="step" data-step="-1">−</button>` +
-      `<input type="range" id="slider-${f.name}" min="0" max="${f.slider.length - 1}" step="1">` +
-      `<button type="button" class="step" data-step="1">+</button>`;
-    /** @type {HTMLElement} */ (row.querySelector("label")).textContent = f.label;
-    /** @type {HTMLElement} */ (row.querySelector("label")).title = f.help;
-    const slider = /** @type {HTMLInputElement} */ (row.querySelector("input"));
-    const stops = /** @type {number[]} */ (f.slider);
-    slider.addEventListener("input", () => change({ ...settings, [f.name]: stops[Number(slider.value)] }));
-    for (const button of row.querySelectorAll("button.step")) {
-      const step = Number(/** @type {HTMLElement} */ (button).dataset.step);
-      button.setAttribute("aria-label", `${step < 0 ? "Lower" : "Raise"} ${f.label.toLowerCase()} one stop`);
-      button.addEventListener("click", () => {
-        const index = Math.min(stops.length - 1, Math.max(0, table.sliderIndex(f.name, settings[f.name]) + step));
-        if (stops[index] !== settings[f.name]) change({ ...settings, [f.name]: stops[index] });
-      });
-    }
-    sliders.append(row);
+  for (const f of lessonSliders) {
+    $("sliders").append(sliderRow(table, f, () => settings, (value) => change({ ...settings, [f.name]: value })));
   }
   const buttons = $("states");
-  for (const state of baked.states) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = state.label;
-    button.addEventListener("click", () => change({ ...state.settings }));
-    buttons.append(button);
-  }
+  stateButtons(buttons, baked.states.filter((s) => s.group === "lesson"), (next) => change(next));
   const reset = document.createElement("button");
   reset.type = "button";
   reset.textContent = "Reset";
   reset.className = "reset";
   reset.addEventListener("click", () => change(table.defaults()));
   buttons.append(reset);
+  // Opened, the panel's own numbers (DistServe's goodput, the best ratio) are worked out too.
+  explorer.panel.addEventListener("toggle", () => {
+    if (!explorer.open) return;
+    if (!pythonReady) drawBaked();
+    compute();
+  });
 }
 
 // ---- in a course site's iframe: tell the parent page how tall the lesson is ----
@@ -199,10 +195,26 @@ const ready = worker.call("boot").then((info) => {
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
 /**
+ * Work out one of the findings that come in steps (DistServe's goodput, the best ratio) for
+ * the current settings, a short piece at a time, beside the page's own requests.
+ * @param {"rate"|"ratio"} name @returns {Promise<any>}  the JSON of sim.rate / sim.ratio
+ */
+async function stepped(name) {
+  await ready;
+  const asked = { ...settings };
+  for (let part = 0; ;) {
+    const reply = await worker.call("figure", { name, part, settings: asked });
+    if ("figure" in reply) return reply.result;
+    part = reply.next;
+  }
+}
+
+/**
  * The contract for tests and course sites' CI.
- * @type {{ready: Promise<void>, settings: () => Record<string, number>, result: () => any,
+ * @type {{ready: Promise<void>, settings: () => Record<string, number|string>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
- *         figure: (name: string) => any, timings: typeof timings}}
+ *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
+ *         timings: typeof timings}}
  */
 window.pdsplit = {
   ready,
@@ -210,6 +222,8 @@ window.pdsplit = {
   result: () => structuredClone(onScreen?.result ?? null),
   shown: () => ({ ...(onScreen?.shown ?? {}) }),
   figure: (name) => structuredClone(figuresOnScreen[name] ?? null),
+  rate: () => stepped("rate"),
+  ratio: () => stepped("ratio"),
   timings,
   async set(partial) {
     const next = { ...settings };

@@ -16,6 +16,8 @@
  * @property {string} help
  * @property {string[]|null} choices  the names a named setting takes (routing, reader_gpu ...)
  * @property {"lesson"|"explorer"} group
+ * @property {string} look      what to look for when moving it (the explorer's settings)
+ * @property {string[]|null} names  words for each slider value (layerwise: whole, layer by layer)
  */
 
 /** @typedef {Record<string, number|string>} Settings */
@@ -88,6 +90,20 @@ export class SettingsTable {
   }
 
   /**
+   * Settings that hang together: the split needs a writer, so readers stay below gpus.
+   * Returns the settings and, if they had to change, a sentence saying so.
+   * @param {Settings} s @returns {{settings: Settings, notice: string|null}}
+   */
+  fit(s) {
+    const most = Number(s.gpus) - 1;
+    if (Number(s.readers) <= most) return { settings: s, notice: null };
+    return {
+      settings: { ...s, readers: most },
+      notice: `readers=${s.readers} leaves no writer among ${s.gpus} GPUs; using ${most}.`,
+    };
+  }
+
+  /**
    * Settings from a URL query (?rps=10&link=0.25): defaults for the rest.
    * @param {string} search
    * @returns {{settings: Settings, notices: string[]}}
@@ -104,7 +120,9 @@ export class SettingsTable {
       settings[name] = value;
       if (notice) notices.push(notice);
     }
-    return { settings, notices };
+    const fitted = this.fit(settings);
+    if (fitted.notice) notices.push(fitted.notice);
+    return { settings: fitted.settings, notices };
   }
 
   /** The query for settings: only what differs from the defaults. @param {Settings} s */

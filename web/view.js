@@ -35,13 +35,15 @@ export function showNumbers(root, shown) {
 }
 
 /**
- * Draw a Plotly figure dict made in Python; the caption below it.
- * @param {HTMLElement} chart @param {HTMLElement|null} caption
+ * Draw a Plotly figure dict made in Python (none for a finding told in words); the caption.
+ * @param {HTMLElement|null} chart @param {HTMLElement|null} caption
  * @param {{figure: any, caption: string, template: string, shown: Record<string, string>}} reply
  */
 export function showFigure(chart, caption, reply) {
-  const figure = structuredClone(reply.figure); // Plotly writes into what it is given
-  Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+  if (chart && reply.figure) {
+    const figure = structuredClone(reply.figure); // Plotly writes into what it is given
+    Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+  }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
 }
 

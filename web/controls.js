@@ -1,0 +1,94 @@
+// The controls that set one setting each: a slider with − and + buttons (the lesson's six and
+// the explorer's numeric settings), or a choice (the explorer's named settings). Built from
+// the settings table; the page owns the settings and is told of each new value.
+
+/** @typedef {import("./settings.js").Field} Field */
+/** @typedef {import("./settings.js").SettingsTable} SettingsTable */
+
+/**
+ * A slider row: label and value, then [−] slider [+]. On a phone a stop is a few px wide, so
+ * the buttons step exactly one stop.
+ * @param {SettingsTable} table @param {Field} f
+ * @param {() => Record<string, number|string>} current  the settings now
+ * @param {(value: number) => void} set  called with a new value
+ * @returns {HTMLElement}
+ */
+export function sliderRow(table, f, current, set) {
+  const row = document.createElement("div");
+  row.className = "slider";
+  row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +
+    `<button type="button" class="step" data-step="-1">−</button>` +
+    `<input type="range" id="slider-${f.name}" min="0" max="${(f.slider ?? []).length - 1}" step="1">` +
+    `<button type="button" class="step" data-step="1">+</button>`;
+  const label = /** @type {HTMLElement} */ (row.querySelector("label"));
+  label.textContent = f.label;
+  label.title = f.help;
+  const slider = /** @type {HTMLInputElement} */ (row.querySelector("input"));
+  const stops = /** @type {number[]} */ (f.slider);
+  slider.addEventListener("input", () => set(stops[Number(slider.value)]));
+  for (const button of row.querySelectorAll("button.step")) {
+    const step = Number(/** @type {HTMLElement} */ (button).dataset.step);
+    button.setAttribute("aria-label", `${step < 0 ? "Lower" : "Raise"} ${f.label.toLowerCase()} one stop`);
+    button.addEventListener("click", () => {
+      const top = Number(slider.max); // a slider may offer fewer stops than its field (readers)
+      const index = Math.min(top, Math.max(0, table.sliderIndex(f.name, Number(current()[f.name])) + step));
+      if (stops[index] !== current()[f.name]) set(stops[index]);
+    });
+  }
+  return row;
+}
+
+/**
+ * A choice row: label and a select of the setting's names (or of a 0/1 setting's words).
+ * @param {Field} f @param {(value: number|string) => void} set
+ * @returns {HTMLElement}
+ */
+export function choiceRow(f, set) {
+  const row = document.createElement("div");
+  row.className = "choice";
+  row.innerHTML = `<label for="choice-${f.name}"></label><select id="choice-${f.name}" data-setting="${f.name}"></select>`;
+  const label = /** @type {HTMLElement} */ (row.querySelector("label"));
+  label.textContent = f.label;
+  label.title = f.help;
+  const select = /** @type {HTMLSelectElement} */ (row.querySelector("select"));
+  const values = f.choices ?? (f.slider ?? []);
+  values.forEach((value, i) => {
+    select.append(new Option(f.names ? f.names[i] : String(value), String(value)));
+  });
+  select.addEventListener("change", () => set(f.choices ? select.value : Number(select.value)));
+  return row;
+}
+
+/**
+ * Show a setting's value on its control.
+ * @param {SettingsTable} table @param {Field} f @param {number|string} value
+ * @param {number} [top]  the highest stop the slider may reach now (readers: gpus - 1)
+ */
+export function showControl(table, f, value, top) {
+  const select = /** @type {HTMLSelectElement|null} */ (document.getElementById(`choice-${f.name}`));
+  if (select) {
+    select.value = String(value);
+    return;
+  }
+  const slider = /** @type {HTMLInputElement} */ (document.getElementById(`slider-${f.name}`));
+  if (top !== undefined) slider.max = String(table.sliderIndex(f.name, top));
+  slider.value = String(table.sliderIndex(f.name, Number(value)));
+  const text = table.show(f.name, value);
+  slider.setAttribute("aria-valuetext", text);
+  /** @type {HTMLElement} */ (document.getElementById(`value-${f.name}`)).textContent = text;
+}
+
+/**
+ * A row of buttons, one per named state, each setting exactly its settings.
+ * @param {HTMLElement} where @param {{label: string, settings: Record<string, number|string>}[]} states
+ * @param {(settings: Record<string, number|string>) => void} set
+ */
+export function stateButtons(where, states, set) {
+  for (const state of states) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = state.label;
+    button.addEventListener("click", () => set({ ...state.settings }));
+    where.append(button);
+  }
+}
