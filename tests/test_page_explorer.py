@@ -1,6 +1,7 @@
 """The "Go further" panel: closed, the lesson's page; open, a control for every explorer
 setting, a third layout, DistServe's goodput and the best ratio, all equal to native runs."""
 
+import json
 import random
 
 import pytest
@@ -148,6 +149,13 @@ def test_chunked_is_everywhere_the_others_are(explorer):
         colours = {t["name"]: t["line"]["color"] for t in traces if t["name"] in ("shared", "split", "chunked")}
         assert set(colours) == {"shared", "split", "chunked"}
         assert len(set(colours.values())) == 3
+    lab = sim.Lab()
+    s = sim.Settings(chunk=512, gpus=3, readers=2)
+    for name in ("goodput", "gap", "rate", "ratio"):
+        drawn = json.loads(json.dumps(FIGURES[name].render(lab, s)))
+        on_page = explorer.evaluate("name => window.pdsplit.figure(name)", name)
+        assert {k: on_page[k] for k in drawn} == drawn, name
+        assert explorer.text_content(f"#caption-{name}") == drawn["caption"]
     headline = explorer.evaluate("""() => ['shared', 'split', 'chunked'].map(l =>
         getComputedStyle(document.querySelector(`#headline [data-metric="${l}.goodput"]`)).color)""")
     assert len(set(headline)) == 3

@@ -45,7 +45,8 @@ LOW_CONTRAST = """() => {
 SMALL_TARGETS = """() => Array.from(document.querySelectorAll('button, input'), e => [e.id || e.textContent, e.getBoundingClientRect().height])
     .filter(([, h]) => h < 40)"""
 
-LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => {
+LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => plot)
+    .filter(plot => !plot.closest('details:not([open])')).map(plot => {
     const legend = plot.querySelector('g.legend');
     const areas = Array.from(plot.querySelectorAll('.draglayer .nsewdrag'), r => r.getBoundingClientRect());
     if (!legend || areas.length === 0) return [plot.id, null, null];
