@@ -110,14 +110,18 @@ class Gpu:
                     self.words[job.index].last = first
                 continue
             self.most = max(self.most, len(self.writing))
-            self.clock += self.step  # one writing step: every reply in a slot gets one word
-            for s in self.writing:
-                self.words[s[0]].gaps.append(self.clock - s[2])
-                s[2] = self.clock
-                s[1] -= 1
-                if s[1] == 0:
-                    self.words[s[0]].last = self.clock
-            self.writing = [s for s in self.writing if s[1] > 0]
+            self.write(self.step)  # one writing step: every reply in a slot gets one word
+
+    def write(self, duration):
+        """A step of `duration` seconds: every reply in a slot gets one word."""
+        self.clock += duration
+        for s in self.writing:
+            self.words[s[0]].gaps.append(self.clock - s[2])
+            s[2] = self.clock
+            s[1] -= 1
+            if s[1] == 0:
+                self.words[s[0]].last = self.clock
+        self.writing = [s for s in self.writing if s[1] > 0]
 
     def load(self, moment):
         """Jobs in it at `moment`: given to it, and whose last word comes after that moment."""
@@ -161,14 +165,7 @@ class ChunkedGpu(Gpu):
                 if r[1] == 0:
                     finished.append(r[0])
             self.reading = [r for r in self.reading if r[1] > 0]
-            self.clock += max(self.step, (tokens + len(self.writing)) * self.read_cost)
-            for s in self.writing:
-                self.words[s[0]].gaps.append(self.clock - s[2])
-                s[2] = self.clock
-                s[1] -= 1
-                if s[1] == 0:
-                    self.words[s[0]].last = self.clock
-            self.writing = [s for s in self.writing if s[1] > 0]
+            self.write(max(self.step, (tokens + len(self.writing)) * self.read_cost))
             # 4. a prompt whose last token was read: first word at the step's end, written next
             for job in finished:
                 self.words[job.index] = Words(self.clock)

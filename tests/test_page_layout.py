@@ -41,9 +41,20 @@ LOW_CONTRAST = """() => {
     return low;
 }"""
 
-# Whatever a finger should hit: at least 40 px tall.
-SMALL_TARGETS = """() => Array.from(document.querySelectorAll('button, input'), e => [e.id || e.textContent, e.getBoundingClientRect().height])
+# Whatever a finger should hit: at least 40 px tall (of what is not folded away).
+SMALL_TARGETS = """() => Array.from(document.querySelectorAll('button, input, select, summary'))
+    .filter(e => e.getClientRects().length)
+    .map(e => [e.id || e.textContent.trim().slice(0, 30), e.getBoundingClientRect().height])
     .filter(([, h]) => h < 40)"""
+
+
+def assert_fits(page):
+    """No sideways scroll, no text under 12 px, AA contrast, targets a finger can hit."""
+    scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll[0] <= scroll[1], f"page is {scroll[0]} px wide in a {scroll[1]} px window"
+    assert page.evaluate(SMALL_TEXT) == []
+    assert page.evaluate(LOW_CONTRAST) == []
+    assert page.evaluate(SMALL_TARGETS) == []
 
 LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => plot)
     .filter(plot => !plot.closest('details:not([open])')).map(plot => {
@@ -60,11 +71,7 @@ def test_layout(browser, site, artifacts, width, height):
     try:
         page.evaluate("window.pdsplit.settled()")
         page.screenshot(path=str(artifacts / f"page-{width}x{height}.png"), full_page=True)
-        scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        assert scroll[0] <= scroll[1], f"page is {scroll[0]} px wide in a {scroll[1]} px window"
-        assert page.evaluate(SMALL_TEXT) == []
-        assert page.evaluate(LOW_CONTRAST) == []
-        assert page.evaluate(SMALL_TARGETS) == []
+        assert_fits(page)
         legends = page.evaluate(LEGENDS)
         assert len(legends) == 5
         for plot, legend_bottom, plot_top in legends:
