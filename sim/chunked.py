@@ -165,14 +165,16 @@ class ChunkedGpu:
 
 
 def loop(chip, slots, chunk):
-    """A ChunkedGpu as a coroutine, like gpu.loop: send jobs (arrival, reply, prompt) and
-    times (how many jobs it holds then), then None; StopIteration's value is the Served."""
+    """A ChunkedGpu as a coroutine, like gpu.loop: send jobs (arrival, reply, prompt), one or
+    a list at a time, and times (how many jobs it holds then, and until when), then None;
+    StopIteration's value is the Served."""
     gpu = ChunkedGpu(chip, slots, chunk)
     message = yield
     while message is not None:
         if message.__class__ is float:
             message = yield gpu.holding(message)
-        else:
-            gpu.take(*message)
-            message = yield
+            continue
+        for job in message if message.__class__ is list else (message,):
+            gpu.take(*job)
+        message = yield
     return gpu.served()

@@ -15,7 +15,6 @@ it a whole list at once.
 """
 
 from bisect import bisect_right
-from collections import deque
 from heapq import heappop, heappush
 from itertools import repeat
 from math import ceil, floor, inf
@@ -54,7 +53,7 @@ def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
     """
     gpu = loop(chip, slots, record)
     next(gpu)
-    deque(map(gpu.send, zip(arrivals, replies, reads or repeat(0))), maxlen=0)
+    gpu.send(list(zip(arrivals, replies, reads or repeat(0))))
     return finish(gpu)
 
 
@@ -69,9 +68,9 @@ def finish(gpu):
 
 def loop(chip=A100, slots=SLOTS, record=False):
     """The lesson's GPU as a coroutine. Send it (arrival, reply words, prompt tokens to read,
-    0 for none) for each job in the order the jobs reach it; send a time t (a float) to get how
-    many of its jobs are still in it at t (their last word after t: see `holding`); send None
-    to end it, and the Served is StopIteration's value.
+    0 for none) for each job in the order the jobs reach it, or a list of them at once; send a
+    time t (a float) to get how many of its jobs are still in it at t (their last word after
+    t) and until when that holds; send None to end it, and the Served is StopIteration's value.
 
     A job's step is decided only when the next job is known: the GPU takes a job that is
     already there before it writes again, so each job's "tail" waits for the next message."""
@@ -100,15 +99,16 @@ def loop(chip=A100, slots=SLOTS, record=False):
     i = 0
     tail = False  # the last job's step is still to be decided
 
-    job = yield
+    message = yield
     while True:
-        if job.__class__ is float:  # a router asks: how many jobs are in this GPU at `job`?
+        if message.__class__ is float:  # a router asks: how many jobs are in this GPU then?
+            t = message
             # Those whose last word comes after it. Every job sent so far arrived by then and
             # is placed in the schedule; after the last one's read the GPU steps on, one
             # step at a time, at least until then: no job that comes later arrives before.
-            m = bisect_right(mark_clocks, job) - 1  # the clock last moved other than by steps
+            m = bisect_right(mark_clocks, t) - 1  # the clock last moved other than by steps
             at_step, at_clock = marks[m]
-            done_steps = at_step + max(0, floor((job - at_clock) / step))
+            done_steps = at_step + max(0, floor((t - at_clock) / step))
             if m + 1 < len(marks):  # ... and then moved again: no steps in between
                 done_steps = min(done_steps, marks[m + 1][0])
             if steps < done_steps:  # steps still to come end by then
@@ -122,97 +122,100 @@ def loop(chip=A100, slots=SLOTS, record=False):
             else:
                 done = bisect_right(ended, done_steps)
                 later = ended[done] if done < len(ended) else (ending[0] if ending else inf)
-            k = bisect_right(single, job)
+            k = bisect_right(single, t)
             # The answer holds until the next last word, which is no sooner than this (each
             # step after the one in progress lasts a step at least), unless a job comes.
-            until = job + (later - done_steps - 1) * step
+            until = t + (later - done_steps - 1) * step
             if k < len(single) and single[k] < until:
                 until = single[k]
-            job = yield i - done - k, until
+            message = yield i - done - k, until
             continue
-        if tail:  # the job before: is the next one already there, with a slot free?
-            if job is not None and job[0] <= clock + EPS and len(ending) < slots:
-                pending = True  # the next job is taken too before anyone writes
-            else:
-                pending = False
-                if ending:  # the step that closes a batch: the only one whose gaps are irregular
-                    after = clock + step
-                    if writing and clock != batch_clock:  # reads sat inside their gap
-                        g = after - batch_clock
-                        burst_gaps.append(g)
-                        burst_steps.append(steps + 1)
-                        burst_counts.append(writing)
-                    mark = len(burst_gaps)
-                    for j in batch:
-                        g = after - first[j]
-                        first_gaps.append(g)
-                        # Its later gaps are one step each, or longer across a burst of reads.
-                        closed.append((j, g if g > step or last_step[j] == steps + 1 else step,
-                                       mark))
-                    clock = after
-                    steps += 1
-                    while ending and ending[0] == steps:
-                        if counting:
-                            ended.append(steps)
-                        heappop(ending)
-                    batch.clear()
-        if job is None:
-            break
-        a, r, p = job
-        if not pending:  # move the GPU on to the moment it takes job i
-            if ending:
-                if a > clock + EPS:  # write until the first step that ends at or after a
-                    need = ceil((a - EPS - clock) / step)
-                    target = steps + need
-                    last = steps
-                    while ending and ending[0] <= target:
-                        last = heappop(ending)
-                        if counting:
-                            ended.append(last)
-                    if ending or last == target:
-                        clock += need * step
-                        steps = target
-                    else:  # every reply ended before a: the GPU idles until a
-                        steps = last
-                        clock = a
-                        if record:
-                            marks.append((steps, clock))
-                            mark_clocks.append(clock)
-                if len(ending) >= slots:  # full: wait for the next reply to end
-                    kf = ending[0]
-                    clock += (kf - steps) * step
-                    steps = kf
-                    while ending and ending[0] == kf:
-                        heappop(ending)
-                        if counting:
-                            ended.append(kf)
-            elif a > clock + EPS:
-                clock = a
+        for job in message if message.__class__ is list else (message,):
+            if tail:  # the job before: is the next one already there, with a slot free?
+                if job is not None and job[0] <= clock + EPS and len(ending) < slots:
+                    pending = True  # the next job is taken too before anyone writes
+                else:
+                    pending = False
+                    if ending:  # the step that closes a batch: the only one whose gaps are irregular
+                        after = clock + step
+                        if writing and clock != batch_clock:  # reads sat inside their gap
+                            g = after - batch_clock
+                            burst_gaps.append(g)
+                            burst_steps.append(steps + 1)
+                            burst_counts.append(writing)
+                        mark = len(burst_gaps)
+                        for j in batch:
+                            g = after - first[j]
+                            first_gaps.append(g)
+                            # Its later gaps are one step each, or longer across a burst of reads.
+                            closed.append((j, g if g > step or last_step[j] == steps + 1 else step,
+                                           mark))
+                        clock = after
+                        steps += 1
+                        while ending and ending[0] == steps:
+                            if counting:
+                                ended.append(steps)
+                            heappop(ending)
+                        batch.clear()
+            if job is None:  # the end: the last job's tail is decided
+                break
+            a, r, p = job
+            if not pending:  # move the GPU on to the moment it takes job i
+                if ending:
+                    if a > clock + EPS:  # write until the first step that ends at or after a
+                        need = ceil((a - EPS - clock) / step)
+                        target = steps + need
+                        last = steps
+                        while ending and ending[0] <= target:
+                            last = heappop(ending)
+                            if counting:
+                                ended.append(last)
+                        if ending or last == target:
+                            clock += need * step
+                            steps = target
+                        else:  # every reply ended before a: the GPU idles until a
+                            steps = last
+                            clock = a
+                            if record:
+                                marks.append((steps, clock))
+                                mark_clocks.append(clock)
+                    if len(ending) >= slots:  # full: wait for the next reply to end
+                        kf = ending[0]
+                        clock += (kf - steps) * step
+                        steps = kf
+                        while ending and ending[0] == kf:
+                            heappop(ending)
+                            if counting:
+                                ended.append(kf)
+                elif a > clock + EPS:
+                    clock = a
+                    if record:
+                        marks.append((steps, clock))
+                        mark_clocks.append(clock)
+                batch_clock = clock
+                writing = len(ending)
+            if p:
+                clock += p * read_cost
+                first.append(clock)
                 if record:
                     marks.append((steps, clock))
                     mark_clocks.append(clock)
-            batch_clock = clock
-            writing = len(ending)
-        if p:
-            clock += p * read_cost
-            first.append(clock)
-            if record:
-                marks.append((steps, clock))
-                mark_clocks.append(clock)
-        else:
-            first.append(a)
-        words += r
-        if r > 1:
-            last_step.append(steps + r - 1)
-            batch.append(i)
-            heappush(ending, steps + r - 1)
-        else:
-            last_step.append(0)
-            if counting:
-                single.append(first[i])
-        i += 1
-        tail = True
-        job = yield
+            else:
+                first.append(a)
+            words += r
+            if r > 1:
+                last_step.append(steps + r - 1)
+                batch.append(i)
+                heappush(ending, steps + r - 1)
+            else:
+                last_step.append(0)
+                if counting:
+                    single.append(first[i])
+            i += 1
+            tail = True
+        if message is None:
+            break
+        message = yield
 
     max_gap = [0.0] * i
     since = [0] * i

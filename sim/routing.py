@@ -4,7 +4,6 @@ A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in 
 they reach it, and can be asked how many jobs it holds at a moment.
 """
 
-from collections import deque
 from math import inf
 
 ROUTINGS = ("alternate", "least-loaded")
@@ -20,7 +19,7 @@ def assign(routing, gpus, reach, jobs):
     n = len(gpus)
     if routing == "alternate":  # each GPU's jobs are known at once: hand them all over
         for g, gpu in enumerate(gpus):
-            deque(map(gpu.send, jobs[g::n]), maxlen=0)
+            gpu.send(jobs[g::n])
         return [range(g, len(jobs), n) for g in range(n)]
     if routing != "least-loaded":
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {routing!r}")
