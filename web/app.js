@@ -1,23 +1,33 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
-// Before Python is ready the page shows the results baked in at build time.
+// Before Python is ready the page shows the results baked in at build time. The numbers and
+// the two main charts come from one worker (started early by start.js); the lesson's three
+// figures from a second one where the device has the cores for it, else from the same one.
 import { SettingsTable } from "./settings.js";
-import { PythonWorker } from "./python.js";
+import { Python, PythonUnavailable } from "./python.js";
+import { python, workerURL } from "./start.js";
 import { Job, Latest } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 
 const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
-const MAIN_CHARTS = 2;
+const MAIN = FIGURES.slice(0, 2); // the two main charts, drawn by the numbers' worker
+const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
+const FIGURE_WORKER_CORES = 2; // a second worker for the figures from this many cores up
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, snapshot: {url: string, bytes: number}, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 const timings = { firstNumbers: NaN, pythonReady: NaN };
-let pythonReady = false;
-let readyStatus = ""; // what the status line says once Python is up
-/** @type {{result: any, shown: Record<string, string>}|null} */ let onScreen = null;
+let pythonReady = false; // a worker has booted and none has been lost since
+/** @type {string|null} */ let gaveUp = null; // why the browser could not run the simulator
+let readyStatus = ""; // what the status line says while Python is up
+/** @type {{python: string, pyodide: string, seconds: number, boot: string, fallback: string|null, restarts: number}|null} */
+let workerInfo = null;
+let restarts = 0;
+/** @type {{result: any, shown: Record<string, string>, key: string}|null} */ let onScreen = null;
 /** @type {Record<string, any>} */ const figuresOnScreen = {};
+/** @type {Record<string, Set<string>>} */ let drawn = { baked: new Set(), python: new Set() }; // for the current settings
 
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
@@ -30,8 +40,9 @@ function drawNumbers(message, source) {
   showTemplate($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
   document.body.classList.remove("stale");
+  $("results").classList.remove("pending");
   if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
-  onScreen = { result: message.result, shown: message.shown };
+  onScreen = { result: message.result, shown: message.shown, key: table.key(settings) };
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
 }
@@ -41,40 +52,141 @@ function drawFigure(name, reply, source) {
   showFigure($(`chart-${name}`), document.getElementById(`caption-${name}`), reply);
   $(`chart-${name}`).classList.remove("pending");
   figuresOnScreen[name] = reply;
-  const index = FIGURES.indexOf(name);
   const key = table.key(settings);
-  if (index === MAIN_CHARTS - 1) dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
-  if (index === FIGURES.length - 1) {
+  const done = drawn[source];
+  const before = done.size;
+  done.add(name);
+  if (done.size === before) return;
+  if (MAIN.every((n) => done.has(n)) && (MAIN.includes(name))) {
+    dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
+  }
+  if (done.size === FIGURES.length) {
     // Screen readers hear the headline once the page has settled, not at every stop of a drag.
     $("announce").textContent = $("headline").textContent;
     dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
   }
 }
 
-/** Show the baked result for the current settings, if the build made one. */
-function drawBaked() {
-  const state = baked.states.find((s) => table.key(s.settings) === table.key(settings));
+/** @type {Promise<void>} */ let bakedDrawn = Promise.resolve(); // the baked charts on screen
+
+/**
+ * Show the baked result for the current settings, if the build made one. Spread, the charts
+ * are drawn one a task, so that the main thread is free in between (the worker's start
+ * needs it now and then), and `bakedDrawn` says when they are done.
+ * @param {boolean} [spread]
+ */
+function drawBaked(spread = false) {
+  const key = table.key(settings);
+  const state = baked.states.find((s) => table.key(s.settings) === key);
   if (!state) return false;
   drawNumbers(state.compare, "baked");
-  for (const name of FIGURES) drawFigure(name, state.figures[name], "baked");
+  if (!spread) {
+    for (const name of FIGURES) drawFigure(name, state.figures[name], "baked");
+    return true;
+  }
+  bakedDrawn = (async () => {
+    for (const name of FIGURES) {
+      await new Promise((next) => setTimeout(next));
+      if (table.key(settings) !== key) return; // the user moved on: drawn by change()
+      drawFigure(name, state.figures[name], "baked");
+    }
+  })();
   return true;
 }
 
-// ---- the worker ----
+// ---- the workers ----
 
-const workerQuery = new URLSearchParams({ v: baked.version, wheel: baked.wheel, pyodide: baked.pyodide });
-const worker = new PythonWorker(new URL(`./worker.js?${workerQuery}`, import.meta.url));
-const latest = new Latest((type, body) => worker.call(type, body), {
-  numbers: (job, reply) => drawNumbers(reply, "python"),
-  figure: (job, name, reply) => drawFigure(name, reply, "python"),
-  failed: (job, error) => {
-    document.body.classList.add("stale"); // the numbers shown are for other settings
-    showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
-  },
-});
+/** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
+
+/** The figures' worker, or the numbers' one if there is no second or it gave up. */
+async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
+  if (figurePython && !figurePython.gaveUp) {
+    try {
+      return await figurePython.call(type, body);
+    } catch (error) {
+      if (!(error instanceof PythonUnavailable)) throw error;
+      figurePython = null; // from now on the numbers' worker draws the figures too
+      throw Object.assign(new Error(error.message), { retryable: true });
+    }
+  }
+  return python.call(type, body);
+}
+
+/** What a lane puts on screen. @returns {import("./latest.js").Latest["show"]} */
+function shows() {
+  return {
+    numbers: (job, reply) => drawNumbers(reply, "python"),
+    figure: (job, name, reply) => drawFigure(name, reply, "python"),
+    failed: (job, error) => {
+      if (error instanceof PythonUnavailable) return; // said by the watchers
+      document.body.classList.add("stale"); // the numbers shown are for other settings
+      showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
+    },
+  };
+}
+const numbersLane = new Latest((type, body) => python.call(type, body), shows());
+const figuresLane = new Latest(figureCall, shows());
+/** @type {{numbers: Job, figures: Job}} */ let current;
 
 function compute() {
-  return latest.want(new Job({ ...settings }, table.key(settings), FIGURES));
+  const key = table.key(settings);
+  drawn = { baked: new Set(), python: new Set() };
+  current = {
+    numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
+    figures: figuresLane.want(new Job({ ...settings }, key, LESSON, false)),
+  };
+  return current.numbers;
+}
+
+/** The numbers on screen are not for the current settings: say so by their look. */
+function markStale() {
+  if (onScreen?.key !== table.key(settings)) document.body.classList.add("stale");
+}
+
+const watchers = {
+  ready(info, restartedAfter) {
+    pythonReady = true;
+    if (restartedAfter) restarts += 1;
+    workerInfo = { ...info, restarts };
+    const how = info.boot === "snapshot" ? "from its snapshot"
+      : `by a full start, since its snapshot could not be used (${info.fallback?.replace(/^the snapshot was not used: /, "")})`;
+    readyStatus = `${restartedAfter ? `The simulator was restarted, since ${restartedAfter.replace(/^it /, "the one before ")}. ` : ""}` +
+      `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s, ${how}: every number here is now computed in your browser.`;
+    showStatus($("status"), readyStatus);
+  },
+  lost(reason) {
+    pythonReady = false;
+    markStale();
+    showStatus($("status"), `The simulator stopped: ${reason}. A new one is starting, and your settings go to it.`, "busy");
+  },
+  gaveUp(reason) {
+    pythonReady = false;
+    gaveUp = reason;
+    showGaveUp();
+  },
+};
+
+/** After the last failed start: the baked numbers stay, and the page says why. */
+function showGaveUp() {
+  const baked = drawBaked();
+  if (!baked) document.body.classList.add("stale");
+  showStatus($("status"), `Your browser could not run the simulator: ${gaveUp}. ` + (baked
+    ? "The numbers shown were worked out when this page was built."
+    : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
+}
+
+/** A second worker for the lesson's figures, where the device has the cores for it. */
+function startFigureWorker() {
+  if ((navigator.hardwareConcurrency ?? 1) < FIGURE_WORKER_CORES) return;
+  figurePython = new Python(workerURL);
+  // What befalls it is said while the numbers' worker is up (else that one's fate is).
+  figurePython.watch({
+    lost: (reason) => {
+      if (pythonReady) showStatus($("status"), `The figures' simulator stopped: ${reason}. A new one is starting.`, "busy");
+    },
+    ready: (info, restartedAfter) => { if (restartedAfter && pythonReady) showStatus($("status"), readyStatus); },
+    gaveUp: () => { if (pythonReady) showStatus($("status"), readyStatus); }, // the numbers' worker draws them
+  });
 }
 
 // ---- settings in, from sliders, buttons, the URL and window.pdsplit ----
@@ -100,11 +212,14 @@ function change(next, notices = []) {
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
   for (const name of FIGURES) $(`chart-${name}`).classList.add("pending"); // until redrawn
-  if (!pythonReady && !drawBaked()) {
+  $("results").classList.add("pending"); // dims if the numbers take a while
+  const job = compute();
+  if (gaveUp) showGaveUp();
+  else if (!pythonReady && !drawBaked()) {
     document.body.classList.add("stale");
-    showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
+    if (!workerInfo) showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
   }
-  return compute();
+  return job;
 }
 
 function buildControls() {
@@ -163,38 +278,38 @@ if (window.parent !== window) {
 
 buildControls();
 drawControls();
-if (!drawBaked()) {
+if (!drawBaked(true)) {
   document.body.classList.add("stale");
   showStatus($("status"), "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
 }
 
 /**
- * Once what the newest settings need is on screen; if the user moves on meanwhile, wait
- * for the newer settings instead. @param {"numbers"|"charts"} what
+ * Once what the newest settings need is on screen ("numbers", or "charts": every chart and
+ * figure); if the user moves on meanwhile, wait for the newer settings instead.
+ * @param {"numbers"|"charts"} what
  */
 async function untilShown(what) {
   for (;;) {
-    const job = /** @type {Job} */ (latest.job);
+    const jobs = current;
     try {
-      const value = await job[what].promise;
-      if (job === latest.job) return value;
+      const value = what === "numbers" ? await jobs.numbers.numbers.promise
+        : await Promise.all([jobs.numbers.charts.promise, jobs.figures.charts.promise]);
+      if (jobs === current) return value;
     } catch (error) {
-      if (job === latest.job) throw error;
+      if (jobs === current) throw error;
     }
   }
 }
 
 compute();
-const ready = worker.call("boot").then((info) => {
-  pythonReady = true;
+python.watch(watchers); // what already happened to the worker is said at once
+const ready = python.ready().then(async () => {
   timings.pythonReady = performance.now();
-  readyStatus = `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s: every number here is now computed in your browser.`;
-  showStatus($("status"), readyStatus);
-  latest.start();
+  await bakedDrawn; // the baked charts come first
+  startFigureWorker();
+  numbersLane.start();
+  figuresLane.start();
   return untilShown("numbers").then(() => undefined);
-}, (error) => {
-  showStatus($("status"), `Python could not start (${error.message}); the numbers shown are the ones baked in when the page was built.`, "error");
-  throw error;
 });
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
@@ -202,7 +317,8 @@ ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see t
  * The contract for tests and course sites' CI.
  * @type {{ready: Promise<void>, settings: () => Record<string, number>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
- *         figure: (name: string) => any, timings: typeof timings}}
+ *         figure: (name: string) => any, timings: typeof timings, shown: () => Record<string, string>,
+ *         python: () => typeof workerInfo}}
  */
 window.pdsplit = {
   ready,
@@ -210,6 +326,7 @@ window.pdsplit = {
   result: () => structuredClone(onScreen?.result ?? null),
   shown: () => ({ ...(onScreen?.shown ?? {}) }),
   figure: (name) => structuredClone(figuresOnScreen[name] ?? null),
+  python: () => (workerInfo ? { ...workerInfo } : null),
   timings,
   async set(partial) {
     const next = { ...settings };

@@ -1,6 +1,8 @@
 // Latest wins: only the newest settings are worked on. Their numbers come first, then each
 // chart, piece by piece; between pieces a newer setting takes over, and replies for a
 // setting the user has already left are dropped, so the page never shows stale numbers.
+// If the worker was lost before it answered (an error marked `retryable`), the newest
+// settings' request goes again, to the new worker, from the first piece of its figure.
 
 /** @template T */
 function deferred() {
@@ -13,16 +15,25 @@ function deferred() {
 
 /** The work for one set of settings. */
 export class Job {
-  /** @param {Record<string, number>} settings @param {string} key @param {string[]} figures */
-  constructor(settings, key, figures) {
+  /**
+   * @param {Record<string, number>} settings @param {string} key @param {string[]} figures
+   * @param {boolean} [numbers]  whether to ask for the numbers first
+   */
+  constructor(settings, key, figures, numbers = true) {
     this.settings = settings;
     this.key = key;
     this.figures = figures; // names, in the order to draw them
-    this.index = -1; // -1: the numbers; then an index into figures
+    this.index = numbers ? -1 : 0; // -1: the numbers; then an index into figures
     this.part = 0; // the next piece of the current figure
     this.done = false;
     this.numbers = deferred(); // resolves with the compare result once it is on screen
     this.charts = deferred(); // once every figure is drawn
+    if (this.index >= figures.length) this.finish();
+  }
+
+  finish() {
+    this.done = true;
+    this.charts.resolve(undefined);
   }
 
   /** The next request to send for this job. */
@@ -75,6 +86,10 @@ export class Latest {
         try {
           reply = await this.call(request.type, { ...request, settings: job.settings });
         } catch (error) {
+          if (/** @type {any} */ (error)?.retryable) {
+            job.part = 0; // a new worker has none of the old one's pieces
+            continue;
+          }
           if (job === this.job) {
             job.done = true;
             job.numbers.reject(error);
@@ -95,10 +110,7 @@ export class Latest {
         } else {
           job.part = reply.next;
         }
-        if (job.index >= job.figures.length) {
-          job.done = true;
-          job.charts.resolve(undefined);
-        }
+        if (job.index >= job.figures.length) job.finish();
       }
     } finally {
       this.running = false;
