@@ -5,7 +5,7 @@
 import { SettingsTable } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { python, workerURL } from "./start.js";
-import { Job, Latest } from "./latest.js";
+import { Job, Latest, deferred } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 
 const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
@@ -59,11 +59,13 @@ function drawFigure(name, reply, source) {
   if (done.size === before) return;
   if (MAIN.every((n) => done.has(n)) && (MAIN.includes(name))) {
     dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
+    if (source === "python") drawHeld();
   }
   if (done.size === FIGURES.length) {
     // Screen readers hear the headline once the page has settled, not at every stop of a drag.
     $("announce").textContent = $("headline").textContent;
     dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
+    if (source === "python") current.settled.resolve(undefined);
   }
 }
 
@@ -112,30 +114,54 @@ async function figureCall(/** @type {string} */ type, /** @type {Object} */ body
   return python.call(type, body);
 }
 
-/** What a lane puts on screen. @returns {import("./latest.js").Latest["show"]} */
-function shows() {
+/** What a lane puts on screen. @param {boolean} main  the numbers and main charts' lane */
+function shows(main) {
   return {
-    numbers: (job, reply) => drawNumbers(reply, "python"),
-    figure: (job, name, reply) => drawFigure(name, reply, "python"),
-    failed: (job, error) => {
+    numbers: (/** @type {Job} */ job, /** @type {any} */ reply) => drawNumbers(reply, "python"),
+    figure: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
+      // The main thread draws the main charts first: a figure that is ready before them
+      // waits (the stall figure alone takes ~0.1 s to draw).
+      if (main || current.mainDone) drawFigure(name, reply, "python");
+      else current.held.push(() => drawFigure(name, reply, "python"));
+    },
+    failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
+      current.settled.reject(error);
+      if (main) drawHeld();
       if (error instanceof PythonUnavailable) return; // said by the watchers
       document.body.classList.add("stale"); // the numbers shown are for other settings
       showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
     },
   };
 }
-const numbersLane = new Latest((type, body) => python.call(type, body), shows());
-const figuresLane = new Latest(figureCall, shows());
-/** @type {{numbers: Job, figures: Job}} */ let current;
+const numbersLane = new Latest((type, body) => python.call(type, body), shows(true));
+const figuresLane = new Latest(figureCall, shows(false));
+
+/**
+ * The work for the current settings: its two lanes' jobs, the figures waiting for the main
+ * charts, and a promise that every chart and figure is drawn.
+ * @type {{numbers: Job, figures: Job, held: (() => void)[], mainDone: boolean, settled: ReturnType<typeof deferred>}}
+ */
+let current;
 
 function compute() {
   const key = table.key(settings);
   drawn = { baked: new Set(), python: new Set() };
+  current?.settled.reject(new Error("superseded by newer settings"));
   current = {
     numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
     figures: figuresLane.want(new Job({ ...settings }, key, LESSON, false)),
+    held: [],
+    mainDone: false,
+    settled: deferred(),
   };
   return current.numbers;
+}
+
+/** The main charts are drawn (or will not be): the figures held for them follow, one a task. */
+function drawHeld() {
+  const work = current;
+  work.mainDone = true;
+  for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
 }
 
 /** The numbers on screen are not for the current settings: say so by their look. */
@@ -292,8 +318,7 @@ async function untilShown(what) {
   for (;;) {
     const jobs = current;
     try {
-      const value = what === "numbers" ? await jobs.numbers.numbers.promise
-        : await Promise.all([jobs.numbers.charts.promise, jobs.figures.charts.promise]);
+      const value = what === "numbers" ? await jobs.numbers.numbers.promise : await jobs.settled.promise;
       if (jobs === current) return value;
     } catch (error) {
       if (jobs === current) throw error;
@@ -318,7 +343,7 @@ ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see t
  * @type {{ready: Promise<void>, settings: () => Record<string, number>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, timings: typeof timings, shown: () => Record<string, string>,
- *         python: () => typeof workerInfo}}
+ *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>}}
  */
 window.pdsplit = {
   ready,
@@ -327,6 +352,11 @@ window.pdsplit = {
   shown: () => ({ ...(onScreen?.shown ?? {}) }),
   figure: (name) => structuredClone(figuresOnScreen[name] ?? null),
   python: () => (workerInfo ? { ...workerInfo } : null),
+  async memory() {
+    const sizes = { numbers: (await python.call("memory")).bytes };
+    if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;
+    return sizes;
+  },
   timings,
   async set(partial) {
     const next = { ...settings };
