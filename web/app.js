@@ -331,10 +331,15 @@ python.watch(watchers); // what already happened to the worker is said at once
 const ready = python.ready().then(async () => {
   timings.pythonReady = performance.now();
   await bakedDrawn; // the baked charts come first
-  startFigureWorker();
   numbersLane.start();
-  figuresLane.start();
-  return untilShown("numbers").then(() => undefined);
+  // The figures' worker boots once the first numbers are on screen, so that it does not
+  // slow them down; the figures' lane waits for it.
+  const shown = untilShown("numbers");
+  shown.catch(() => {}).finally(() => {
+    startFigureWorker();
+    figuresLane.start();
+  });
+  return shown.then(() => undefined);
 });
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
