@@ -3,15 +3,18 @@
 dist/ works from any path of any static host and asks no other host for anything: the
 page and its JS and CSS, the Pyodide core (npm package, pinned in package-lock.json),
 micropip (the PyPI wheel, its real sha256 written into the copied pyodide-lock.json), a
-wheel of sim/ built from pyproject.toml, and the Plotly.js basic bundle. The results for
-the lesson's named states are computed here, natively, and baked into the page so that it
-shows numbers and charts before Python has loaded in the browser.
+wheel of sim/ built from pyproject.toml, the Plotly.js basic bundle, and a memory snapshot of
+Pyodide with sim imported (made in Node by snapshot.mjs, gzip), which the page's worker
+boots from in about a second. The results for the lesson's named states are computed here,
+natively, and baked into the page so that it shows numbers and charts before Python has
+loaded in the browser.
 
 Inputs come from `make build` (npm ci, pip download of micropip); a missing one is named
 and the build refuses (exit 1).
 """
 
 import argparse
+import gzip
 import hashlib
 import html
 import json
@@ -25,7 +28,7 @@ from pathlib import Path
 
 from sim import Lab, Settings, costs
 from sim.figures import FIGURES
-from sim.page import compare_message
+from sim.page import Page, compare_message
 from sim.report import HEADLINE, METRICS, ms
 from sim.settings import schema
 from sim.states import EXPLORER_STATES, STATES
@@ -36,8 +39,10 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
-WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js", "view.js", "worker.js",
-             "style.css")
+WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
+             "start.js", "view.js", "worker.js", "style.css")
+SNAPSHOT_MAKER = ROOT / "snapshot.mjs"
+SNAPSHOT = "snapshot.bin.gz"  # in dist/
 
 
 class MissingInput(Exception):
@@ -143,11 +148,86 @@ def metric_rows(shown, keys):
     return "".join(rows)
 
 
-def content_version(out):
-    """A short hash of everything the page loads: it changes whenever any of it does."""
+def node():
+    found = shutil.which("node")
+    if not found:
+        raise MissingInput("missing input: node (Node 18+, which makes the Pyodide snapshot)")
+    return found
+
+
+def run_node(args, stdin=None):
+    done = subprocess.run([node(), str(SNAPSHOT_MAKER), *map(str, args)], input=stdin,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise MissingInput(f"snapshot.mjs {args[0]} failed:\n{done.stderr.strip()[-2000:]}")
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def snapshot_requests():
+    """What the build asks a snapshot, and native Python, to compare: the numbers of the
+    lesson's named states and of two settings that are not baked, and every figure of one."""
+    requests = [{"type": "compare", "settings": changes} for _, _, changes in STATES]
+    requests += [{"type": "compare", "settings": {"rps": 7.5, "prompt": 3000, "link": 5}},
+                 {"type": "compare", "settings": {"requests": 2000, "seed": 11, "reply": 350}}]
+    for name in FIGURES:  # whole figures: part 0 with a cold lab does every piece
+        requests.append({"type": "figure", "name": name, "settings": {"prompt": 3000}, "part": 0})
+    return requests
+
+
+def answer_all(page, requests):
+    """sim.page's replies; a figure is followed through its pieces to the whole figure (as
+    snapshot.mjs check does)."""
+    replies = []
+    for request in requests:
+        reply = json.loads(page.handle(json.dumps(request)))
+        while "next" in reply and "figure" not in reply:
+            reply = json.loads(page.handle(json.dumps(dict(request, part=reply["next"]))))
+        replies.append(reply)
+    return replies
+
+
+def make_snapshot(out, pyodide, wheel):
+    """Boot Pyodide in Node, install and warm sim, snapshot its memory, gzip it into out/,
+    and check it. Returns its size unpacked, in bytes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "snapshot.bin"
+        (made,) = run_node(["make", out / pyodide, out / wheel, raw])
+        data = raw.read_bytes()
+    # mtime=0 keeps the date out of the file
+    (out / SNAPSHOT).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    booted = check_snapshot(out / pyodide, out / SNAPSHOT)
+    print(f"snapshot: {len(data) / 1e6:.1f} MB of memory, {(out / SNAPSHOT).stat().st_size / 1e6:.1f} MB "
+          f"gzipped (Python {made['python']}); booted from it in Node in {booted:.1f} s, and it "
+          f"gave native Python's numbers: {len(STATES) + 2} settings and {len(FIGURES)} figures")
+    return len(data)
+
+
+def check_snapshot(pyodide, snapshot):
+    """Boot from the snapshot in Node and ask it what native Python is asked here; refuse
+    (MissingInput) unless every reply is the same. Returns the seconds the boot took."""
+    requests = snapshot_requests()
+    native = answer_all(Page(), requests)
+    booted, *replies = run_node(["check", pyodide, snapshot],
+                                "".join(json.dumps(r) + "\n" for r in requests))
+    if len(replies) != len(requests):
+        raise MissingInput(f"snapshot.mjs check gave {len(replies)} replies to {len(requests)} requests")
+    for request, reply, want in zip(requests, replies, native):
+        if reply != want:
+            raise MissingInput(f"the snapshot's Python does not answer as native Python does: "
+                               f"{json.dumps(request)}")
+    return booted["seconds"]
+
+
+def content_version(out, skip=(), inputs=()):
+    """A short hash of everything the page loads: it changes whenever any of it does. A
+    file in `skip` (the snapshot, whose bytes differ from one build to the next) counts by
+    its `inputs` instead: what it is made from (the rest of out/ and these files)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in out.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(out)).encode() + b"\0" + path.read_bytes())
+    files = [(str(p.relative_to(out)), p) for p in out.rglob("*") if p.is_file()]
+    files += [(f"input:{p.name}", p) for p in inputs]
+    for name, path in sorted(files):
+        if name not in skip:
+            digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
 
 
@@ -161,18 +241,20 @@ def versioned(out, version):
             path.write_text(re.sub(r'(from "\./[\w.-]+\.m?js)"', rf'\1?v={version}"', path.read_text()))
 
 
-def render_page(states, wheel, version, pyodide):
+def render_page(states, wheel, version, pyodide, snapshot_bytes):
     default = states[0]["compare"]
     shown = default["shown"]
     headline = html.escape(HEADLINE)
     for key, text in shown.items():
         headline = headline.replace("{" + key + "}",
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
+    snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
-             "pyodide": pyodide, "version": version, "states": states}
+             "pyodide": pyodide, "version": version, "states": states,
+             "snapshot": {"url": snapshot, "bytes": snapshot_bytes}}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
-    for ref in ("style.css", "app.js", f"vendor/{PLOTLY.name}"):
+    for ref in ("style.css", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
         assert f'"{ref}"' in page, ref
         page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
     constants = {  # the footer's numbers, each marked like every other number on the page
@@ -190,6 +272,17 @@ def render_page(states, wheel, version, pyodide):
            for key, text in constants.items()},
     }.items():
         page = page.replace("{{" + key + "}}", value)
+    # What start.js boots the worker from, in the head, since it runs before the body is read.
+    # The worker's two big downloads start at once, while the page itself loads. The wasm's
+    # URL is Pyodide's own (no ?v=: its folder names its version), so the worker's request
+    # for it finds it in the HTTP cache.
+    python = json.dumps({"version": version, "wheel": f"{wheel}?v={version}", "pyodide": pyodide,
+                         "snapshot": snapshot, "bytes": snapshot_bytes}, separators=(",", ":"))
+    page = page.replace("<!--PYTHON-->", "\n".join([
+        f'<link rel="preload" href="{pyodide}pyodide.asm.wasm" as="fetch" crossorigin>',
+        f'<link rel="preload" href="{snapshot}" as="fetch" crossorigin>',
+        f'<link rel="modulepreload" href="python.js?v={version}">',  # start.js's one import
+        f'<script type="application/json" id="pdsplit-python">{python}</script>']))
     return page.replace("<!--BAKED-->",
                         f'<script type="application/json" id="pdsplit-baked">{data}</script>')
 
@@ -198,19 +291,22 @@ def build(out):
     for name in WEB_FILES + ("index.html",):  # every input first: refuse before writing
         need(WEB / name, "part of this repository")
     need(PLOTLY, "run npm ci, or make build")
+    need(SNAPSHOT_MAKER, "part of this repository")
+    node()
     lock, micropip, pyodide = pyodide_inputs()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     copy_pyodide(out / pyodide, lock, micropip)
     wheel = build_sim_wheel(out)
+    snapshot_bytes = make_snapshot(out, pyodide, wheel)
     (out / "vendor").mkdir()
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
     for name in WEB_FILES:
         shutil.copyfile(WEB / name, out / name)
-    version = content_version(out)
+    version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])
     versioned(out, version)
-    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide))
+    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide, snapshot_bytes))
     files = sorted(p for p in out.rglob("*") if p.is_file())
     total = 0
     for path in files:

@@ -5,6 +5,7 @@ import functools
 import http.server
 import os
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -50,12 +51,19 @@ class SubPathHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a context closed during a download (the figures' worker's, say)
+        super().handle_error(request, client_address)
+
+
 @pytest.fixture(scope="session")
 def site():
     if not (DIST / "index.html").is_file():
         pytest.fail("dist/ is not built: run `make test` (it builds first) or `make build`")
     handler = functools.partial(SubPathHandler, directory=str(DIST))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}{SUBPATH}"

@@ -56,27 +56,40 @@ def test_sim_wheel_is_this_source():
             assert z.read(name) == (ROOT / name).read_bytes()
 
 
+def python_config():
+    page = (DIST / "index.html").read_text()
+    return json.loads(re.search(r'id="pdsplit-python">(.*?)</script>', page, re.S).group(1))
+
+
 def test_page_refers_only_to_its_own_files_each_versioned():
     """Every file the page's own code asks for exists in dist/ and carries ?v=<the build's
-    content hash>, so a redeploy never mixes cached old files with new ones."""
+    content hash>, so a redeploy never mixes cached old files with new ones. Pyodide's own
+    files, which it asks for without our query, sit in a folder named after its version."""
     page = (DIST / "index.html").read_text()
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
-    assert len(refs) == 3
+    # the style, the two preloads (the wasm, the snapshot), python.js's modulepreload,
+    # start.js, Plotly, app.js
+    assert len(refs) == 7
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
     for script in scripts:
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
                  if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
-    refs.append(baked()["wheel"])
     imported = {ref.partition("?")[0] for ref in refs}
-    # every module but the page's entry (app.js) and the worker's is imported by another
+    # every module but the page's entry (app.js) and the worker's is imported or preloaded
     assert imported >= set(scripts) - {"app.js", "worker.js"}
-    assert len(refs) == 3 + 7 + 1  # 3 in the page; 6 imports in app.js, 1 in explorer.js; the wheel
+    config = python_config()
+    refs += [baked()["wheel"], baked()["snapshot"]["url"], config["wheel"], config["snapshot"]]
+    # 7 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; wheel and snapshot twice
+    assert len(refs) == 7 + 9 + 4
+    pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref
         path, _, query = ref.partition("?")
-        assert (DIST / path).is_file() and query == f"v={version}", ref
+        assert (DIST / path).is_file(), ref
+        assert query == f"v={version}" or (path.startswith(pyodide) and not query), ref
+    assert config["version"] == version and config["pyodide"] == pyodide
 
 
 def test_the_version_follows_every_byte(tmp_path):
@@ -103,3 +116,48 @@ def test_the_sim_wheel_is_reproducible(tmp_path):
         for source, times in sources.items():
             os.utime(source, ns=times)
     assert (tmp_path / "a" / first).read_bytes() == (tmp_path / "b" / first).read_bytes()
+
+
+def test_snapshot_is_shipped_gzipped_and_its_size_is_baked():
+    import gzip
+
+    info = baked()["snapshot"]
+    path, _, query = info["url"].partition("?")
+    assert path == build.SNAPSHOT and query == f"v={baked()['version']}"
+    data = gzip.decompress((DIST / path).read_bytes())
+    assert len(data) == info["bytes"] == python_config()["bytes"]
+    # Pyodide's snapshot header: its magic number, then the build id of pyodide.asm.wasm
+    assert int.from_bytes(data[:4], "little") == 1886286592
+
+
+def test_snapshot_check_passes_on_the_build_and_refuses_other_numbers(monkeypatch):
+    """The build boots the snapshot in Node and compares its replies with native Python's;
+    a Python that answers differently is refused with the request that showed it."""
+    (folder,) = DIST.glob("pyodide/*/")
+    assert build.check_snapshot(folder, DIST / build.SNAPSHOT) > 0
+
+    class Other(build.Page):  # as if the snapshot held an older sim
+        def handle(self, text):
+            reply = json.loads(super().handle(text))
+            if "result" in reply and reply["result"]["settings"]["rps"] == 10:
+                reply["result"]["split"]["goodput"] += 1e-9
+            return json.dumps(reply)
+
+    monkeypatch.setattr(build, "Page", Other)
+    with pytest.raises(build.MissingInput, match=r"does not answer as native Python does: .*\"rps\": 10"):
+        build.check_snapshot(folder, DIST / build.SNAPSHOT)
+
+
+def test_the_version_counts_the_snapshot_by_what_makes_it(tmp_path):
+    """The snapshot's bytes differ from build to build (Python's memory holds addresses and
+    random state), so the version hashes what it is made from instead: a rebuild of the
+    same source keeps its ?v=, and a change to snapshot.mjs changes it."""
+    (tmp_path / "app.js").write_text("one")
+    (tmp_path / build.SNAPSHOT).write_bytes(b"memory")
+    maker = tmp_path / "maker.mjs"
+    maker.write_text("make")
+    before = build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker])
+    (tmp_path / build.SNAPSHOT).write_bytes(b"other memory")
+    assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) == before
+    maker.write_text("make it otherwise")
+    assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) != before

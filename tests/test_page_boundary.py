@@ -61,3 +61,21 @@ def test_bad_requests_get_one_clear_error(page, request_, error):
 
 def test_not_json(page):
     assert "error" in json.loads(page.handle("{nope"))
+
+
+@pytest.mark.parametrize("name", ["link", "prompt"])  # the two that need the most runs
+def test_a_figure_at_the_page_limits_is_drawn_from_its_pieces(name):
+    """At the page's largest request count the lab keeps every run a figure's pieces made,
+    so drawing it simulates nothing again: each request stays short, well within the page's
+    deadline for a figure request."""
+    from sim.settings import FIELDS
+
+    page = Page()
+    settings = {"requests": FIELDS["requests"].metadata["page"][1], "prompt": 8000, "rps": 20}
+    part = 0
+    while "figure" not in (reply := ask(page, {"type": "figure", "name": name, "part": part, "settings": settings})):
+        part = reply["next"]
+    before = page.lab.simulations
+    again = ask(page, {"type": "figure", "name": name, "part": reply["parts"], "settings": settings})
+    assert again["figure"] == reply["figure"]
+    assert page.lab.simulations == before

@@ -138,7 +138,8 @@ def test_readers_never_exceed_gpus_minus_one(explorer):
 
 
 def test_chunked_is_everywhere_the_others_are(explorer):
-    explorer.evaluate("window.pdsplit.set({chunk: 512, gpus: 3, readers: 2, routing: 'alternate'})")
+    s = sim.Settings(chunk=512, gpus=3, readers=2)
+    explorer.evaluate("s => window.pdsplit.set(s)", s.as_dict())
     explorer.evaluate("window.pdsplit.settled()")
     assert "reading prompts 512 tokens a step" in explorer.text_content("#headline")
     assert explorer.is_visible('#table [data-metric="chunked.goodput"]')
@@ -150,7 +151,6 @@ def test_chunked_is_everywhere_the_others_are(explorer):
         assert set(colours) == {"shared", "split", "chunked"}
         assert len(set(colours.values())) == 3
     lab = sim.Lab()
-    s = sim.Settings(chunk=512, gpus=3, readers=2)
     for name in ("goodput", "gap", "rate", "ratio"):
         drawn = json.loads(json.dumps(FIGURES[name].render(lab, s)))
         on_page = explorer.evaluate("name => window.pdsplit.figure(name)", name)

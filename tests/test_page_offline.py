@@ -31,7 +31,8 @@ def test_no_request_leaves_localhost_and_no_console_error(browser, site):
         assert blocked == []
         hosts = {urlparse(u).hostname for u in watch.requests if not u.startswith("data:")}
         assert hosts == {"127.0.0.1"}
-        assert any(urlparse(u).path.endswith(".whl") for u in watch.requests)  # from us
+        # Python booted from the build's snapshot, from us (a plain boot's wheel: test_page_heal)
+        assert any(urlparse(u).path.endswith("/snapshot.bin.gz") for u in watch.requests)
         # after a redeploy nothing cached may mix with new files: each URL names its version
         # (?v= the build's content hash, or Pyodide's own version folder)
         for u in watch.requests:

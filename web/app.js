@@ -1,28 +1,37 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
-// Before Python is ready the page shows the results baked in at build time.
+// Before Python is ready the page shows the results baked in at build time. The numbers and
+// the two main charts come from one worker (started early by start.js); the lesson's three
+// figures from a second one where the device has the cores for it, else from the same one.
 import { SettingsTable } from "./settings.js";
-import { PythonWorker } from "./python.js";
-import { Job, Latest } from "./latest.js";
+import { Python, PythonUnavailable } from "./python.js";
+import { python, workerURL } from "./start.js";
+import { Job, Latest, deferred } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 
-// Drawing order: the two main charts first; with the explorer's panel open, DistServe's
-// goodput next and its best-ratio chart last (the longest to work out).
-const LESSON_FIGURES = ["goodput", "gap", "stall", "link", "prompt"];
-const EXPLORER_FIGURES = ["goodput", "gap", "rate", "stall", "link", "prompt", "ratio"];
-const MAIN_CHARTS = 2;
+const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
+const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
+// With the explorer's panel open, DistServe's goodput comes first and its best-ratio chart
+// last (the longest to work out), in the figures' lane.
+const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
+const FIGURE_WORKER_CORES = 2; // a second worker for the figures from this many cores up
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, snapshot: {url: string, bytes: number}, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 const timings = { firstNumbers: NaN, pythonReady: NaN };
-let pythonReady = false;
-let readyStatus = ""; // what the status line says once Python is up
-/** @type {{result: any, shown: Record<string, string>}|null} */ let onScreen = null;
+let pythonReady = false; // a worker has booted and none has been lost since
+/** @type {string|null} */ let gaveUp = null; // why the browser could not run the simulator
+let readyStatus = ""; // what the status line says while Python is up
+/** @type {{python: string, pyodide: string, seconds: number, boot: string, fallback: string|null, restarts: number}|null} */
+let workerInfo = null;
+let restarts = 0;
+/** @type {{result: any, shown: Record<string, string>, key: string}|null} */ let onScreen = null;
 /** @type {Record<string, any>} */ const figuresOnScreen = {};
+/** @type {Record<string, Set<string>>} */ let drawn = { baked: new Set(), python: new Set() }; // for the current settings
 
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
@@ -34,9 +43,9 @@ const explorer = new Explorer(table, {
 const query = new URLSearchParams(location.search);
 explorer.panel.open = explorer.fields.some((f) => query.has(f.name)); // a URL that sets one opens it
 
-/** The figures worked out for the page as it is: the explorer's only while its panel is open. */
-function figures() {
-  return explorer.open ? EXPLORER_FIGURES : LESSON_FIGURES;
+/** The figures' lane for the page as it is: the explorer's only while its panel is open. */
+function laneFigures() {
+  return explorer.open ? EXPLORER : LESSON;
 }
 
 // ---- drawing ----
@@ -47,53 +56,183 @@ function drawNumbers(message, source) {
   showNumbers($("results"), message.shown);
   document.body.classList.toggle("has-chunked", "chunked" in message.result); // a third column
   document.body.classList.remove("stale");
+  $("results").classList.remove("pending");
   if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
-  onScreen = { result: message.result, shown: message.shown };
+  onScreen = { result: message.result, shown: message.shown, key: table.key(settings) };
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
 }
 
-/** @param {string} name @param {any} reply @param {string} source @param {string[]} order */
-function drawFigure(name, reply, source, order) {
+/** @param {string} name @param {any} reply @param {string} source */
+function drawFigure(name, reply, source) {
   const chart = document.getElementById(`chart-${name}`); // DistServe's goodput has no chart
   showFigure(chart, document.getElementById(`caption-${name}`), reply);
   chart?.classList.remove("pending");
   figuresOnScreen[name] = reply;
-  const index = order.indexOf(name);
   const key = table.key(settings);
-  if (index === MAIN_CHARTS - 1) dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
-  if (index === order.length - 1) {
+  const done = drawn[source];
+  const before = done.size;
+  done.add(name);
+  if (done.size === before) return;
+  if (MAIN.every((n) => done.has(n)) && (MAIN.includes(name))) {
+    dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
+    if (source === "python") drawHeld();
+  }
+  if (done.size === MAIN.length + current.lane.length) {
     // Screen readers hear the headline once the page has settled, not at every stop of a drag.
     $("announce").textContent = $("headline").textContent;
     dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
+    if (source === "python") current.settled.resolve(undefined);
   }
 }
 
-/** Show the baked result for the current settings, if the build made one. */
-function drawBaked() {
-  const state = baked.states.find((s) => table.key(s.settings) === table.key(settings));
+/** @type {Promise<void>} */ let bakedDrawn = Promise.resolve(); // the baked charts on screen
+
+/**
+ * Show the baked result for the current settings, if the build made one. Spread, the charts
+ * are drawn one a task, so that the main thread is free in between (the worker's start
+ * needs it now and then), and `bakedDrawn` says when they are done.
+ * @param {boolean} [spread]
+ */
+function drawBaked(spread = false) {
+  const key = table.key(settings);
+  const state = baked.states.find((s) => table.key(s.settings) === key);
   if (!state) return false;
   drawNumbers(state.compare, "baked");
-  const order = figures();
-  for (const name of order) drawFigure(name, state.figures[name], "baked", order);
+  const order = [...MAIN, ...laneFigures()];
+  if (!spread) {
+    for (const name of order) drawFigure(name, state.figures[name], "baked");
+    return true;
+  }
+  bakedDrawn = (async () => {
+    for (const name of order) {
+      await new Promise((next) => setTimeout(next));
+      if (table.key(settings) !== key) return; // the user moved on: drawn by change()
+      drawFigure(name, state.figures[name], "baked");
+    }
+  })();
   return true;
 }
 
-// ---- the worker ----
+// ---- the workers ----
 
-const workerQuery = new URLSearchParams({ v: baked.version, wheel: baked.wheel, pyodide: baked.pyodide });
-const worker = new PythonWorker(new URL(`./worker.js?${workerQuery}`, import.meta.url));
-const latest = new Latest((type, body) => worker.call(type, body), {
-  numbers: (job, reply) => drawNumbers(reply, "python"),
-  figure: (job, name, reply) => drawFigure(name, reply, "python", job.figures),
-  failed: (job, error) => {
-    document.body.classList.add("stale"); // the numbers shown are for other settings
-    showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
-  },
-});
+/** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
+
+/** The figures' worker, or the numbers' one if there is no second or it gave up. */
+async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
+  if (figurePython && !figurePython.gaveUp) {
+    try {
+      return await figurePython.call(type, body);
+    } catch (error) {
+      if (!(error instanceof PythonUnavailable)) throw error;
+      figurePython = null; // from now on the numbers' worker draws the figures too
+      throw Object.assign(new Error(error.message), { retryable: true });
+    }
+  }
+  return python.call(type, body);
+}
+
+/** What a lane puts on screen. @param {boolean} main  the numbers and main charts' lane */
+function shows(main) {
+  return {
+    numbers: (/** @type {Job} */ job, /** @type {any} */ reply) => drawNumbers(reply, "python"),
+    figure: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
+      // The main thread draws the main charts first: a figure that is ready before them
+      // waits (the stall figure alone takes ~0.1 s to draw).
+      if (main || current.mainDone) drawFigure(name, reply, "python");
+      else current.held.push(() => drawFigure(name, reply, "python"));
+    },
+    failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
+      current.settled.reject(error);
+      if (main) drawHeld();
+      if (error instanceof PythonUnavailable) return; // said by the watchers
+      document.body.classList.add("stale"); // the numbers shown are for other settings
+      showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
+    },
+  };
+}
+const numbersLane = new Latest((type, body) => python.call(type, body), shows(true));
+const figuresLane = new Latest(figureCall, shows(false));
+
+/**
+ * The work for the current settings: its two lanes' jobs, the figures waiting for the main
+ * charts, and a promise that every chart and figure is drawn.
+ * @type {{numbers: Job, figures: Job, lane: string[], held: (() => void)[], mainDone: boolean, settled: ReturnType<typeof deferred>}}
+ */
+let current;
 
 function compute() {
-  return latest.want(new Job({ ...settings }, table.key(settings), figures()));
+  const key = table.key(settings);
+  const lane = laneFigures();
+  drawn = { baked: new Set(), python: new Set() };
+  current?.settled.reject(new Error("superseded by newer settings"));
+  current = {
+    numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
+    figures: figuresLane.want(new Job({ ...settings }, key, lane, false)),
+    lane,
+    held: [],
+    mainDone: false,
+    settled: deferred(),
+  };
+  return current.numbers;
+}
+
+/** The main charts are drawn (or will not be): the figures held for them follow, one a task. */
+function drawHeld() {
+  const work = current;
+  work.mainDone = true;
+  for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
+}
+
+/** The numbers on screen are not for the current settings: say so by their look. */
+function markStale() {
+  if (onScreen?.key !== table.key(settings)) document.body.classList.add("stale");
+}
+
+const watchers = {
+  ready(info, restartedAfter) {
+    pythonReady = true;
+    if (restartedAfter) restarts += 1;
+    workerInfo = { ...info, restarts };
+    const how = info.boot === "snapshot" ? "from its snapshot"
+      : `by a full start, since its snapshot could not be used (${info.fallback?.replace(/^the snapshot was not used: /, "")})`;
+    readyStatus = `${restartedAfter ? `The simulator was restarted, since ${restartedAfter.replace(/^it /, "the one before ")}. ` : ""}` +
+      `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s, ${how}: every number here is now computed in your browser.`;
+    showStatus($("status"), readyStatus);
+  },
+  lost(reason) {
+    pythonReady = false;
+    markStale();
+    showStatus($("status"), `The simulator stopped: ${reason}. A new one is starting, and your settings go to it.`, "busy");
+  },
+  gaveUp(reason) {
+    pythonReady = false;
+    gaveUp = reason;
+    showGaveUp();
+  },
+};
+
+/** After the last failed start: the baked numbers stay, and the page says why. */
+function showGaveUp() {
+  const baked = drawBaked();
+  if (!baked) document.body.classList.add("stale");
+  showStatus($("status"), `Your browser could not run the simulator: ${gaveUp}. ` + (baked
+    ? "The numbers shown were worked out when this page was built."
+    : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
+}
+
+/** A second worker for the lesson's figures, where the device has the cores for it. */
+function startFigureWorker() {
+  if ((navigator.hardwareConcurrency ?? 1) < FIGURE_WORKER_CORES) return;
+  figurePython = new Python(workerURL);
+  // What befalls it is said while the numbers' worker is up (else that one's fate is).
+  figurePython.watch({
+    lost: (reason) => {
+      if (pythonReady) showStatus($("status"), `The figures' simulator stopped: ${reason}. A new one is starting.`, "busy");
+    },
+    ready: (info, restartedAfter) => { if (restartedAfter && pythonReady) showStatus($("status"), readyStatus); },
+    gaveUp: () => { if (pythonReady) showStatus($("status"), readyStatus); }, // the numbers' worker draws them
+  });
 }
 
 // ---- settings in, from sliders, buttons, the URL and window.pdsplit ----
@@ -116,12 +255,15 @@ function change(next, notices = []) {
   showNotices($("notices"), fitted.notice ? [...notices, fitted.notice] : notices);
   history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
   drawControls();
-  for (const name of figures()) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
-  if (!pythonReady && !drawBaked()) {
+  for (const name of [...MAIN, ...laneFigures()]) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
+  $("results").classList.add("pending"); // dims if the numbers take a while
+  const job = compute();
+  if (gaveUp) showGaveUp();
+  else if (!pythonReady && !drawBaked()) {
     document.body.classList.add("stale");
-    showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
+    if (!workerInfo) showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
   }
-  return compute();
+  return job;
 }
 
 function buildControls() {
@@ -139,8 +281,8 @@ function buildControls() {
   // Opened, the panel's own numbers (DistServe's goodput, the best ratio) are worked out too.
   explorer.panel.addEventListener("toggle", () => {
     if (!explorer.open) return;
-    if (!pythonReady) drawBaked();
     compute();
+    if (gaveUp || !pythonReady) drawBaked();
   });
 }
 
@@ -159,38 +301,42 @@ if (window.parent !== window) {
 
 buildControls();
 drawControls();
-if (!drawBaked()) {
+if (!drawBaked(true)) {
   document.body.classList.add("stale");
   showStatus($("status"), "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
 }
 
 /**
- * Once what the newest settings need is on screen; if the user moves on meanwhile, wait
- * for the newer settings instead. @param {"numbers"|"charts"} what
+ * Once what the newest settings need is on screen ("numbers", or "charts": every chart and
+ * figure); if the user moves on meanwhile, wait for the newer settings instead.
+ * @param {"numbers"|"charts"} what
  */
 async function untilShown(what) {
   for (;;) {
-    const job = /** @type {Job} */ (latest.job);
+    const jobs = current;
     try {
-      const value = await job[what].promise;
-      if (job === latest.job) return value;
+      const value = what === "numbers" ? await jobs.numbers.numbers.promise : await jobs.settled.promise;
+      if (jobs === current) return value;
     } catch (error) {
-      if (job === latest.job) throw error;
+      if (jobs === current) throw error;
     }
   }
 }
 
 compute();
-const ready = worker.call("boot").then((info) => {
-  pythonReady = true;
+python.watch(watchers); // what already happened to the worker is said at once
+const ready = python.ready().then(async () => {
   timings.pythonReady = performance.now();
-  readyStatus = `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s: every number here is now computed in your browser.`;
-  showStatus($("status"), readyStatus);
-  latest.start();
-  return untilShown("numbers").then(() => undefined);
-}, (error) => {
-  showStatus($("status"), `Python could not start (${error.message}); the numbers shown are the ones baked in when the page was built.`, "error");
-  throw error;
+  await bakedDrawn; // the baked charts come first
+  numbersLane.start();
+  // The figures' worker boots once the first numbers are on screen, so that it does not
+  // slow them down; the figures' lane waits for it.
+  const shown = untilShown("numbers");
+  shown.catch(() => {}).finally(() => {
+    startFigureWorker();
+    figuresLane.start();
+  });
+  return shown.then(() => undefined);
 });
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
@@ -203,7 +349,7 @@ async function stepped(name) {
   await ready;
   const asked = { ...settings };
   for (let part = 0; ;) {
-    const reply = await worker.call("figure", { name, part, settings: asked });
+    const reply = await python.call("figure", { name, part, settings: asked });
     if ("figure" in reply) return reply.result;
     part = reply.next;
   }
@@ -214,7 +360,8 @@ async function stepped(name) {
  * @type {{ready: Promise<void>, settings: () => Record<string, number|string>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
- *         timings: typeof timings}}
+ *         timings: typeof timings, shown: () => Record<string, string>,
+ *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>}}
  */
 window.pdsplit = {
   ready,
@@ -222,8 +369,14 @@ window.pdsplit = {
   result: () => structuredClone(onScreen?.result ?? null),
   shown: () => ({ ...(onScreen?.shown ?? {}) }),
   figure: (name) => structuredClone(figuresOnScreen[name] ?? null),
+  python: () => (workerInfo ? { ...workerInfo } : null),
   rate: () => stepped("rate"),
   ratio: () => stepped("ratio"),
+  async memory() {
+    const sizes = { numbers: (await python.call("memory")).bytes };
+    if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;
+    return sizes;
+  },
   timings,
   async set(partial) {
     const next = { ...settings };

@@ -1,38 +1,221 @@
-// The main thread's side of the worker boundary: messages {id, type, ...} answered by
-// {id, result} or {id, error}.
+// The main thread's side of the worker boundary, messages {id, type, ...} answered by
+// {id, result} or {id, error}, and a watch over the worker: one that dies (an error event),
+// stops answering within a deadline, or fails to boot is ended and replaced by a new one.
+// After MAX_FAILED_STARTS starts in a row that never answered, it gives up for good.
 
-export class PythonWorker {
-  /** @param {URL} url  the module worker's script */
-  constructor(url) {
+/** How long a request may go unanswered (ms) before the worker counts as stuck or closed.
+ * The work behind each is bounded: a compare at the page's limits (6,000 requests) takes
+ * about 0.15 s in Pyodide here, and a figure request does about 10 ms of pieces, or draws a
+ * figure from cached runs (at most about 0.5 s at 6,000 requests). */
+export const DEADLINES = {
+  compare: 5000,
+  figure: 8000,
+  memory: 5000,
+  // while booting, the worker answers "alive" at once unless something holds its thread:
+  // Pyodide's longest step, starting Python without the snapshot, takes about a second here
+  alive: 15000,
+};
+const ALIVE_EVERY = 2000; // ms between two "alive" questions while a worker boots
+export const MAX_FAILED_STARTS = 3;
+
+/** The worker was lost (ended, stuck, closed, or failed) before answering: ask again. */
+export class WorkerLost extends Error {
+  /** @param {string} reason */
+  constructor(reason) {
+    super(reason);
+    this.retryable = true;
+  }
+}
+
+/** The browser could not run the simulator: no more tries. */
+export class PythonUnavailable extends Error {}
+
+/** One worker, and the requests it has not answered yet. */
+class PythonWorker {
+  /** @param {URL} url @param {(reason: string) => void} onLost */
+  constructor(url, onLost) {
     this.worker = new Worker(url, { type: "module" });
+    this.onLost = onLost;
     this.nextId = 1;
-    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
+    /** @type {string|null} */ this.lost = null;
+    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
     this.waiting = new Map();
     this.worker.onmessage = (event) => {
-      const { id, result, error } = event.data;
+      const { id, result, error, fatal } = event.data;
       const call = this.waiting.get(id);
       if (!call) return;
       this.waiting.delete(id);
-      if (error !== undefined) call.reject(new Error(error));
-      else call.resolve(result);
+      clearTimeout(call.timer);
+      if (error === undefined) call.resolve(result);
+      else call.reject(Object.assign(new Error(error), { fatal: Boolean(fatal) }));
     };
     this.worker.onerror = (event) => {
-      const error = new Error(`the Python worker failed: ${event.message || "it could not start"}`);
-      for (const call of this.waiting.values()) call.reject(error);
-      this.waiting.clear();
+      event.preventDefault?.();
+      this.lose(`it failed (${event.message || "its script did not load"})`);
     };
+    this.worker.onmessageerror = () => this.lose("one of its replies could not be read");
   }
 
   /**
-   * Ask the worker something.
-   * @param {string} type @param {Object} [body]
+   * Ask the worker something; with a deadline in ms, no answer by then loses the worker.
+   * @param {string} type @param {Object} [body] @param {number} [deadline]
    * @returns {Promise<any>}
    */
-  call(type, body = {}) {
+  call(type, body = {}, deadline = 0) {
+    if (this.lost) return Promise.reject(new WorkerLost(this.lost));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      const timer = deadline ? setTimeout(() => this.lose(`it gave no answer within ${deadline / 1000} s`), deadline) : undefined;
+      this.waiting.set(id, { resolve, reject, timer });
       this.worker.postMessage({ id, type, ...body });
     });
+  }
+
+  /** End the worker; every open request fails with WorkerLost. @param {string} reason */
+  end(reason) {
+    if (this.lost) return false;
+    this.lost = reason;
+    this.worker.terminate();
+    for (const call of this.waiting.values()) {
+      clearTimeout(call.timer);
+      call.reject(new WorkerLost(reason));
+    }
+    this.waiting.clear();
+    return true;
+  }
+
+  /** End the worker and tell the watch. @param {string} reason */
+  lose(reason) {
+    if (this.end(reason)) this.onLost(reason);
+  }
+}
+
+/**
+ * @typedef {Object} BootInfo
+ * @property {string} python
+ * @property {string} pyodide
+ * @property {number} seconds  the worker's boot, from its start
+ * @property {"snapshot"|"plain"} boot
+ * @property {string|null} fallback  why the snapshot was not used
+ */
+
+/**
+ * @typedef {Object} Watchers
+ * @property {(info: BootInfo, restartedAfter: string|null) => void} [ready]  a worker booted;
+ *   restartedAfter says why the one before it was ended, if one was
+ * @property {(reason: string) => void} [lost]  a worker was ended; a new one is starting
+ * @property {(reason: string) => void} [gaveUp]  no more tries
+ */
+
+/** The simulator in a worker, watched: requests wait for a booted worker. */
+export class Python {
+  /** @param {URL} url  the module worker's script @param {Watchers} [watchers] */
+  constructor(url, watchers = {}) {
+    this.url = url;
+    this.watchers = watchers;
+    /** @type {[BootInfo, string|null]|null} */ this.lastReady = null;
+    this.failedStarts = 0; // starts in a row whose worker never answered a request
+    this.answered = false;
+    /** @type {string|null} */ this.gaveUp = null;
+    /** @type {string|null} */ this.lostBecause = null;
+    /** @type {PythonWorker} */ this.worker = this.start();
+    /** @type {Promise<BootInfo>} */ this.booted = this.boot(this.worker);
+    this.booted.catch(() => {}); // callers see it through ready() and call()
+  }
+
+  /**
+   * Set what to tell of the workers' fates; what already happened is told at once (the
+   * newest boot, or giving up), so watching may begin after the first worker has booted.
+   * @param {Watchers} watchers
+   */
+  watch(watchers) {
+    this.watchers = watchers;
+    if (this.gaveUp) watchers.gaveUp?.(this.gaveUp);
+    else if (this.lostBecause) watchers.lost?.(this.lostBecause);
+    else if (this.lastReady) watchers.ready?.(...this.lastReady);
+  }
+
+  start() {
+    const worker = new PythonWorker(this.url, (reason) => this.failed(worker, reason));
+    this.answered = false;
+    return worker;
+  }
+
+  /** @param {PythonWorker} worker @returns {Promise<BootInfo>} */
+  async boot(worker) {
+    // A worker whose thread is held (stuck) or that closed itself answers nothing at all.
+    const alive = setInterval(() => worker.call("alive", {}, DEADLINES.alive).catch(() => {}), ALIVE_EVERY);
+    try {
+      const info = await worker.call("boot");
+      this.lastReady = [info, this.lostBecause];
+      this.watchers.ready?.(info, this.lostBecause);
+      this.lostBecause = null;
+      return info;
+    } catch (error) {
+      const e = /** @type {Error & {fatal?: boolean}} */ (error);
+      if (!(e instanceof WorkerLost)) this.failed(worker, `it could not start Python (${e.message})`, Boolean(e.fatal));
+      throw e;
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  /**
+   * A worker failed: end it, and start another unless it is time to give up.
+   * @param {PythonWorker} worker @param {string} reason @param {boolean} [fatal]
+   */
+  failed(worker, reason, fatal = false) {
+    if (worker !== this.worker || this.gaveUp) return;
+    worker.end(reason);
+    if (!this.answered) this.failedStarts += 1;
+    if (fatal || this.failedStarts >= MAX_FAILED_STARTS) {
+      this.gaveUp = fatal || this.failedStarts === 1 ? reason : `${reason}, ${this.failedStarts} times in a row`;
+      this.watchers.gaveUp?.(this.gaveUp);
+      return;
+    }
+    this.lostBecause = reason;
+    this.watchers.lost?.(reason);
+    this.worker = this.start();
+    this.booted = this.boot(this.worker);
+    this.booted.catch(() => {}); // callers see it through call()
+  }
+
+  /** Once a worker has booted (the first, or a new one): its info. @returns {Promise<BootInfo>} */
+  async ready() {
+    for (;;) {
+      if (this.gaveUp) throw new PythonUnavailable(this.gaveUp);
+      const booted = this.booted;
+      try {
+        return await booted;
+      } catch {
+        if (booted === this.booted && !this.gaveUp) throw new Error("internal: a failed boot was not replaced");
+      }
+    }
+  }
+
+  /**
+   * Ask the simulator. Rejects with WorkerLost if the worker was lost meanwhile (ask again:
+   * the next request goes to a new one), with PythonUnavailable once it gave up, and with
+   * the simulator's own message if it refused the request.
+   * @param {string} type @param {Object} [body] @returns {Promise<any>}
+   */
+  async call(type, body = {}) {
+    await this.ready();
+    const worker = this.worker;
+    try {
+      const result = await worker.call(type, body, DEADLINES[/** @type {keyof DEADLINES} */ (type)] ?? 0);
+      if (type === "compare" || type === "figure") {
+        this.answered = true;
+        this.failedStarts = 0;
+      }
+      return result;
+    } catch (error) {
+      const e = /** @type {Error & {fatal?: boolean}} */ (error);
+      if (e.fatal) {
+        this.failed(worker, `Python failed (${e.message})`);
+        throw new WorkerLost(e.message);
+      }
+      throw e;
+    }
   }
 }

@@ -1,49 +1,163 @@
-// The Python side of the page, in a module Web Worker so the page never blocks: boots
-// Pyodide from the folder given as ?pyodide=, installs the simulator's wheel given as
-// ?wheel= with micropip, then passes each message to sim.page.Page.handle (JSON in, JSON out).
+// The Python side of the page, in a module Web Worker so the page never blocks. It boots
+// Pyodide (the folder given as ?pyodide=) from the memory snapshot made at build time
+// (?snapshot=, gzip, of ?bytes= bytes unpacked), which holds sim already imported. If that
+// fails for any reason, it boots plainly instead: Pyodide, then micropip installs the wheel
+// given as ?wheel=. Then each message goes to sim.page.Page.handle (JSON in, JSON out).
+//
+// Messages {id, type, ...} are answered {id, result} or {id, error}:
+//   boot    -> once Python is ready: {python, pyodide, seconds, boot: "snapshot"|"plain",
+//              fallback: why the snapshot was not used, or null}
+//   alive   -> at once, even while booting: {booting}
+//   memory  -> {bytes}: the size of Python's wasm memory
+//   compare, figure -> sim.page's reply
+// An error after which this Python cannot go on carries `fatal: true`.
 
 const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
 const pyodideDir = new URL(here.searchParams.get("pyodide") ?? "./pyodide/", here).href;
+const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
+const snapshotBytes = Number(here.searchParams.get("bytes"));
+
+/** An error that no second try in this browser would mend. */
+class Fatal extends Error {}
+
+/**
+ * The snapshot's bytes, unpacked as they arrive: gzip as built, or already unpacked by a
+ * host that sent it with Content-Encoding: gzip. Its size is checked; gzip's own check
+ * catches corrupt bytes.
+ * @returns {Promise<Uint8Array>}
+ */
+async function fetchSnapshot() {
+  if (!snapshotURL) throw new Error("this build has none");
+  const response = await fetch(snapshotURL);
+  if (!response.ok || !response.body) throw new Error(`it could not be downloaded (HTTP ${response.status})`);
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  const head = first.value ?? new Uint8Array();
+  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
+  let body = new ReadableStream({
+    start(controller) {
+      if (!first.done) controller.enqueue(head);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  if (gzipped) body = body.pipeThrough(new DecompressionStream("gzip"));
+  const bytes = new Uint8Array(snapshotBytes);
+  let size = 0;
+  const chunks = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await chunks.read();
+      if (done) break;
+      if (size + value.length > bytes.length) throw new Error(`it holds more than ${snapshotBytes} bytes`);
+      bytes.set(value, size);
+      size += value.length;
+    }
+  } catch (e) {
+    chunks.cancel().catch(() => {});
+    throw new Error(`it is corrupt (${/** @type {Error} */ (e).message})`);
+  }
+  if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
+  return bytes;
+}
+
+/**
+ * Pyodide 314.0.7 instantiates its wasm in a callback that, if that fails (the file missing,
+ * cut short or corrupt), only logs a warning and never settles loadPyodide. While `run` boots,
+ * such a failure rejects instead, with words for the page.
+ * @template T @param {() => Promise<T>} run @returns {Promise<T>}
+ */
+async function failingOnWasm(run) {
+  const instantiate = WebAssembly.instantiateStreaming;
+  /** @type {(e: Error) => void} */ let fail = () => {};
+  const failed = new Promise((_, reject) => { fail = reject; });
+  WebAssembly.instantiateStreaming = function (source, imports) {
+    const instantiating = instantiate.call(WebAssembly, source, imports);
+    instantiating.catch((e) => fail(new Error(`Python's core (pyodide.asm.wasm) could not be loaded: ${e?.message ?? e}`)));
+    return instantiating;
+  };
+  try {
+    return await Promise.race([run(), /** @type {Promise<never>} */ (failed)]);
+  } finally {
+    WebAssembly.instantiateStreaming = instantiate;
+  }
+}
 
 async function boot() {
   const began = performance.now();
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
-  const pyodide = await loadPyodide({ indexURL: pyodideDir });
-  const failures = [];
-  // loadPackage resolves even when a package fails to load: the import below is the check.
-  await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (m) => failures.push(m) });
-  let micropip;
-  try {
-    micropip = pyodide.pyimport("micropip");
-  } catch (e) {
-    throw new Error(`micropip did not load: ${failures.join("; ") || e}`);
+  if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiateStreaming !== "function") {
+    throw new Fatal("this browser cannot run WebAssembly");
   }
-  await micropip.install.callKwargs(wheel, { deps: false }); // never ask PyPI
-  const Page = pyodide.pyimport("sim.page").Page;
-  const page = Page();
+  const snapshot = fetchSnapshot(); // under way while pyodide.mjs loads
+  snapshot.catch(() => {}); // its failure is handled below
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
+  let pyodide = null;
+  let fallback = null;
+  try {
+    pyodide = await failingOnWasm(() => loadPyodide({ indexURL: pyodideDir, _loadSnapshot: snapshot }));
+    pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
+  } catch (e) {
+    if (/** @type {Error} */ (e).message.startsWith("Python's core")) throw e; // a plain boot needs it too
+    fallback = `the snapshot was not used: ${/** @type {Error} */ (e).message.split("\n")[0]}`;
+    pyodide = null;
+  }
+  if (!pyodide) {
+    pyodide = await failingOnWasm(() => loadPyodide({ indexURL: pyodideDir }));
+    const failures = [];
+    // loadPackage resolves even when a package fails to load: the import below is the check.
+    await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (/** @type {string} */ m) => failures.push(m) });
+    let micropip;
+    try {
+      micropip = pyodide.pyimport("micropip");
+    } catch (e) {
+      throw new Error(`micropip did not load: ${failures.join("; ") || e}`);
+    }
+    await micropip.install.callKwargs(wheel, { deps: false }); // never ask PyPI
+  }
+  const page = pyodide.pyimport("sim.page").Page();
   const info = {
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
     seconds: (performance.now() - began) / 1000,
+    boot: fallback ? "plain" : "snapshot",
+    fallback,
   };
-  return { handle: page.handle, info };
+  return { pyodide, handle: page.handle, info };
 }
 
+let booting = true;
 const booted = boot();
+booted.then(() => { booting = false; }, () => { booting = false; });
+
+/** Whether Pyodide can go on after this error. @param {any} e */
+function isFatal(e) {
+  return e instanceof Fatal || Boolean(e?.pyodide_fatal_error) || /fatally failed|Pyodide has suffered a fatal error/.test(String(e?.message ?? e));
+}
 
 self.onmessage = async (event) => {
   const { id, type, ...body } = event.data;
+  if (type === "alive") {
+    self.postMessage({ id, result: { booting } });
+    return;
+  }
   try {
-    const { handle, info } = await booted;
+    const { pyodide, handle, info } = await booted;
     if (type === "boot") {
       self.postMessage({ id, result: info });
-      return;
+    } else if (type === "memory") {
+      self.postMessage({ id, result: { bytes: pyodide._module.HEAP8.length } });
+    } else {
+      const reply = JSON.parse(handle(JSON.stringify({ type, ...body })));
+      if ("error" in reply) self.postMessage({ id, error: reply.error });
+      else self.postMessage({ id, result: reply });
     }
-    const reply = JSON.parse(handle(JSON.stringify({ type, ...body })));
-    if ("error" in reply) self.postMessage({ id, error: reply.error });
-    else self.postMessage({ id, result: reply });
   } catch (e) {
-    self.postMessage({ id, error: String(e?.message ?? e) });
+    const message = String(/** @type {Error} */ (e)?.message ?? e);
+    self.postMessage(isFatal(e) ? { id, error: message, fatal: true } : { id, error: message });
   }
 };

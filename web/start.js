@@ -1,0 +1,16 @@
+// Starts the simulator's worker as early as the page allows: index.html loads this module
+// `async` in its head, before Plotly and the page's own drawing hold the main thread, so
+// Pyodide boots while the page loads. app.js imports the same module (the same URL), so
+// there is one worker. Its settings come from the JSON the build put in the head.
+import { Python } from "./python.js";
+
+/** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} */
+const config = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-python")).textContent ?? "{}");
+
+/** The worker's script, with what it boots from. */
+export const workerURL = new URL(`./worker.js?${new URLSearchParams({
+  v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
+})}`, import.meta.url);
+
+/** The simulator for the numbers and the two main charts. */
+export const python = new Python(workerURL);
