@@ -33,9 +33,17 @@ def along(lab, s, over, values):
     return [(v, lab.compare(s.but(**{over: v}))) for v in values]
 
 
+# With more GPUs than the lesson's two, the load axis stretches with them (more GPUs take
+# more load) and has fewer points: each point simulates every layout on every GPU.
+EXPLORER_RPS = (0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 14.0, 20.0)
+
+
 def points(over, s):
     """The x values of a chart along `over`: its fixed points and the current value."""
-    return tuple(sorted(set(POINTS[over]) | {getattr(s, over)}))
+    grid = POINTS[over]
+    if over == "rps" and s.gpus > 2:
+        grid = tuple(v * s.gpus / 2 for v in EXPLORER_RPS)
+    return tuple(sorted(set(grid) | {getattr(s, over)}))
 
 
 def needs_along(over):

@@ -14,7 +14,7 @@ between two jobs, how many it still holds (least-loaded routing, routing.py); `s
 it a whole list at once.
 """
 
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from heapq import heappop, heappush
 from itertools import repeat
 from math import ceil, floor, inf
@@ -84,7 +84,9 @@ def loop(chip=A100, slots=SLOTS, record=False):
     burst_gaps = []  # the gap of the replies already writing, across each burst of reads
     burst_steps = []  # the step that ended each of those gaps
     first_gaps, burst_counts = [], []
-    ending = []  # heap: last step of every reply being written (its size = slots in use)
+    # the last step of every reply being written (its size = slots in use): a heap, or when
+    # counting a sorted list, so that a router's question is a bisection
+    ending = []
     ended = []  # last steps of the replies that ended, in order (kept only when counting)
     single = []  # first (and last) word of each one-word reply (kept only when counting)
     batch = []  # jobs taken since the last step that still have words to write
@@ -111,14 +113,10 @@ def loop(chip=A100, slots=SLOTS, record=False):
             done_steps = at_step + max(0, floor((t - at_clock) / step))
             if m + 1 < len(marks):  # ... and then moved again: no steps in between
                 done_steps = min(done_steps, marks[m + 1][0])
-            if steps < done_steps:  # steps still to come end by then
-                done = len(ended)
-                later = inf
-                for k in ending:
-                    if k <= done_steps:
-                        done += 1
-                    elif k < later:
-                        later = k
+            if steps < done_steps:  # steps still to come end by then (`ending` is sorted)
+                waiting = bisect_right(ending, done_steps)
+                done = len(ended) + waiting
+                later = ending[waiting] if waiting < len(ending) else inf
             else:
                 done = bisect_right(ended, done_steps)
                 later = ended[done] if done < len(ended) else (ending[0] if ending else inf)
@@ -154,8 +152,9 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         steps += 1
                         while ending and ending[0] == steps:
                             if counting:
-                                ended.append(steps)
-                            heappop(ending)
+                                ended.append(ending.pop(0))
+                            else:
+                                heappop(ending)
                         batch.clear()
             if job is None:  # the end: the last job's tail is decided
                 break
@@ -167,9 +166,11 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         target = steps + need
                         last = steps
                         while ending and ending[0] <= target:
-                            last = heappop(ending)
                             if counting:
+                                last = ending.pop(0)
                                 ended.append(last)
+                            else:
+                                last = heappop(ending)
                         if ending or last == target:
                             clock += need * step
                             steps = target
@@ -184,9 +185,10 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         clock += (kf - steps) * step
                         steps = kf
                         while ending and ending[0] == kf:
-                            heappop(ending)
                             if counting:
-                                ended.append(kf)
+                                ended.append(ending.pop(0))
+                            else:
+                                heappop(ending)
                 elif a > clock + EPS:
                     clock = a
                     if record:
@@ -206,7 +208,10 @@ def loop(chip=A100, slots=SLOTS, record=False):
             if r > 1:
                 last_step.append(steps + r - 1)
                 batch.append(i)
-                heappush(ending, steps + r - 1)
+                if counting:
+                    insort(ending, steps + r - 1)
+                else:
+                    heappush(ending, steps + r - 1)
             else:
                 last_step.append(0)
                 if counting:
