@@ -157,7 +157,8 @@ def run(argv, out):
         return
     if args.command == "compare":
         result = lab.compare(s)
-        text = (f"{setting_line(s)}\n\n{fill(headline(s), shown(result))}\n\n"
+        template, texts = headline(s)
+        text = (f"{setting_line(s)}\n\n{fill(template, {**shown(result), **texts})}\n\n"
                 f"{compare_table(result)}")
     elif args.command == "sweep":
         result = lab.sweep(s, args.over, sweep_values(args.over, args.values))

@@ -71,4 +71,5 @@ class Page:
 def compare_message(lab, s):
     """What the page shows for settings s: the result, its numbers as text, the headline."""
     result = lab.compare(s)
-    return {"result": result, "shown": shown(result), "headline": headline(s)}
+    template, texts = headline(s)
+    return {"result": result, "shown": {**shown(result), **texts}, "headline": template}

@@ -94,17 +94,21 @@ HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} o
 
 
 def headline(s):
-    """The headline's template for settings s: the lesson's, in words that fit the GPUs."""
+    """The headline for settings s, as a template and the texts of its {headline.*} fields:
+    the lesson's, in words that fit the GPUs (every number in it is a marked field)."""
     if s.gpus == 2 and not s.chunk:
-        return HEADLINE
+        return HEADLINE, {}
     writers = s.gpus - s.readers
-    text = (f"Within both targets, sharing the {number(s.gpus)} GPUs serves {{shared.goodput}} "
-            f"of requests; splitting them into {plural(s.readers, 'reader')} and "
-            f"{plural(writers, 'writer')} serves {{split.goodput}}")
+    texts = {"headline.gpus": number(s.gpus), "headline.readers": number(s.readers),
+             "headline.writers": number(writers), "headline.chunk": number(s.chunk)}
+    text = ("Within both targets, sharing the {headline.gpus} GPUs serves {shared.goodput} "
+            "of requests; splitting them into {headline.readers} "
+            f"reader{'' if s.readers == 1 else 's'} and {{headline.writers}} "
+            f"writer{'' if writers == 1 else 's'} serves {{split.goodput}}")
     if s.chunk:
-        text += (f"; sharing them, reading prompts {number(s.chunk)} tokens a step, serves "
-                 f"{{chunked.goodput}}")
-    return text + "."
+        text += ("; sharing them, reading prompts {headline.chunk} tokens a step, serves "
+                 "{chunked.goodput}")
+    return text + ".", texts
 
 
 def plural(n, word):

@@ -14,6 +14,7 @@ from sim.states import EXPLORER_STATES
 
 from conftest import open_page
 from test_page_layout import assert_fits
+from test_page_results import BARE_NUMBERS
 
 EXPLORER = [name for name, f in FIELDS.items() if f.metadata["group"] == "explorer"]
 
@@ -122,6 +123,15 @@ def test_random_settings_span_every_option():
     for name in ("routing", "link_sharing", "layerwise", "reader_gpu", "writer_gpu"):
         assert len({s[name] for s in RANDOM}) >= 2, name
     assert len({s["gpus"] for s in RANDOM}) >= 3 and any(s["chunk"] for s in RANDOM)
+
+
+def test_every_number_in_the_open_panel_is_marked(explorer):
+    explorer.evaluate("window.pdsplit.set({chunk: 256, gpus: 4, readers: 3})")
+    explorer.evaluate("window.pdsplit.settled()")
+    bare, marked = explorer.evaluate(BARE_NUMBERS)
+    assert bare == [], bare
+    prefixes = {key.split(".")[0] for key in marked}
+    assert {"chunked", "rate", "ratio", "settings"} <= prefixes
 
 
 def test_readers_never_exceed_gpus_minus_one(explorer):

@@ -57,13 +57,8 @@ def test_set_refuses_unknown_names(lesson):
     assert message.startswith('unknown setting "speed"')
 
 
-def test_every_number_shown_is_marked(lesson):
-    """Outside headings, buttons, status lines and the plots' own axes, no digit stands
-    outside an element marked data-metric: CI can find every number the page shows.
-    (Names such as p50, p99 or Llama-3-8B are not numbers.)"""
-    lesson.evaluate("window.pdsplit.set({rps: 10, link: 0.25})")
-    lesson.evaluate("window.pdsplit.settled()")
-    bare, marked = lesson.evaluate("""() => {
+# Digits outside headings, buttons, status lines, the plots and [data-metric] elements.
+BARE_NUMBERS = """() => {
         // #announce: the headline again, hidden, for screen readers
         const skip = "h1, h2, button, #status, #notices, #announce, .plot, .name, script, [data-metric]";
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -72,7 +67,16 @@ def test_every_number_shown_is_marked(lesson):
             if (/(^|[^a-z0-9])\\d/i.test(node.nodeValue) && !node.parentElement.closest(skip)) bare.push(node.nodeValue);
         }
         return [bare, Array.from(document.querySelectorAll("[data-metric]"), e => e.dataset.metric)];
-    }""")
+    }"""
+
+
+def test_every_number_shown_is_marked(lesson):
+    """Outside headings, buttons, status lines and the plots' own axes, no digit stands
+    outside an element marked data-metric: CI can find every number the page shows.
+    (Names such as p50, p99 or Llama-3-8B are not numbers.)"""
+    lesson.evaluate("window.pdsplit.set({rps: 10, link: 0.25})")
+    lesson.evaluate("window.pdsplit.settled()")
+    bare, marked = lesson.evaluate(BARE_NUMBERS)
     assert bare == [], bare
     prefixes = {key.split(".")[0] for key in marked}
     assert {"shared", "split", "settings", "costs", "stall", "gap", "link", "prompt"} <= prefixes
