@@ -12,6 +12,9 @@ const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order:
 const MAIN = FIGURES.slice(0, 2); // the two main charts, drawn by the numbers' worker
 const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
 const FIGURE_WORKER_CORES = 2; // a second worker for the figures from this many cores up
+// ms of pieces the figures' worker does per request: it answers only the figures' lane, so
+// it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
+const FIGURE_BUDGET = 50;
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, snapshot: {url: string, bytes: number}, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -104,7 +107,7 @@ function drawBaked(spread = false) {
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
   if (figurePython && !figurePython.gaveUp) {
     try {
-      return await figurePython.call(type, body);
+      return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
     } catch (error) {
       if (!(error instanceof PythonUnavailable)) throw error;
       figurePython = null; // from now on the numbers' worker draws the figures too

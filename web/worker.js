@@ -9,7 +9,10 @@
 //              fallback: why the snapshot was not used, or null}
 //   alive   -> at once, even while booting: {booting}
 //   memory  -> {bytes}: the size of Python's wasm memory
-//   compare, figure -> sim.page's reply
+//   compare -> sim.page's reply
+//   figure  -> sim.page's reply; with `budget` (ms), the worker asks sim.page for the next
+//              pieces until that much time has passed or the figure is done, and answers
+//              the last reply: fewer round trips, for a worker that only draws figures
 // An error after which this Python cannot go on carries `fatal: true`.
 
 const here = new URL(import.meta.url);
@@ -152,7 +155,12 @@ self.onmessage = async (event) => {
     } else if (type === "memory") {
       self.postMessage({ id, result: { bytes: pyodide._module.HEAP8.length } });
     } else {
-      const reply = JSON.parse(handle(JSON.stringify({ type, ...body })));
+      const { budget = 0, ...request } = body;
+      const began = performance.now();
+      let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
+      while (type === "figure" && "next" in reply && !("figure" in reply) && performance.now() - began < budget) {
+        reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next })));
+      }
       if ("error" in reply) self.postMessage({ id, error: reply.error });
       else self.postMessage({ id, result: reply });
     }
