@@ -69,15 +69,14 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
-    # the style, the two preloads (the wasm, the snapshot), python.js's modulepreload,
-    # start.js, Plotly, app.js
-    assert len(refs) == 7
+    # the style, python.js's modulepreload, start.js, Plotly, app.js
+    assert len(refs) == 5
     for script in ("app.js", "start.js", "worker.js", "settings.js", "python.js", "latest.js", "view.js"):
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
                  if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
     config = python_config()
     refs += [baked()["wheel"], baked()["snapshot"]["url"], config["wheel"], config["snapshot"]]
-    assert len(refs) == 17  # 7 in the page, 5 imports in app.js and 1 in start.js, wheel and snapshot twice
+    assert len(refs) == 15  # 5 in the page, 5 imports in app.js and 1 in start.js, wheel and snapshot twice
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

@@ -4,14 +4,13 @@
 // figures from a second one where the device has the cores for it, else from the same one.
 import { SettingsTable } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
-import { python, workerURL } from "./start.js";
+import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 
 const FIGURES = ["goodput", "gap", "stall", "link", "prompt"]; // drawing order: main charts first
 const MAIN = FIGURES.slice(0, 2); // the two main charts, drawn by the numbers' worker
 const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
-const FIGURE_WORKER_CORES = 2; // a second worker for the figures from this many cores up
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
@@ -204,10 +203,13 @@ function showGaveUp() {
     : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
 }
 
-/** A second worker for the lesson's figures, where the device has the cores for it. */
-function startFigureWorker() {
-  if ((navigator.hardwareConcurrency ?? 1) < FIGURE_WORKER_CORES) return;
-  figurePython = new Python(workerURL);
+/** A second worker for the lesson's figures, where the device has the cores for it: it boots
+ * from the first one's snapshot and compiled wasm, so it downloads neither again. */
+async function startFigureWorker() {
+  if (!figureWorker) return;
+  const gift = await python.call("share").catch(() => ({}));
+  python.keep = false; // a new numbers' worker need not keep them
+  figurePython = new Python(workerURL, {}, gift);
   // What befalls it is said while the numbers' worker is up (else that one's fate is).
   figurePython.watch({
     lost: (reason) => {
@@ -338,8 +340,8 @@ const ready = python.ready().then(async () => {
   // The figures' worker boots once the first numbers are on screen, so that it does not
   // slow them down; the figures' lane waits for it.
   const shown = untilShown("numbers");
-  shown.catch(() => {}).finally(() => {
-    startFigureWorker();
+  shown.catch(() => {}).finally(async () => {
+    await startFigureWorker();
     figuresLane.start();
   });
   return shown.then(() => undefined);
