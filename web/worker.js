@@ -29,12 +29,12 @@ const snapshotBytes = Number(here.searchParams.get("bytes"));
 class Fatal extends Error {}
 
 /**
- * The snapshot's bytes, unpacked as they arrive: gzip as built, or already unpacked by a
- * host that sent it with Content-Encoding: gzip. Its size is checked; gzip's own check
- * catches corrupt bytes.
- * @returns {Promise<Uint8Array>}
+ * Download the snapshot into `bytes`, unpacking it as it arrives: gzip as built, or already
+ * unpacked by a host that sent it with Content-Encoding: gzip. Its size is checked; gzip's
+ * own check catches corrupt bytes.
+ * @param {Uint8Array} bytes  of the snapshot's size
  */
-async function fetchSnapshot() {
+async function fetchSnapshot(bytes) {
   if (!snapshotURL) throw new Error("this build has none");
   const response = await fetch(snapshotURL);
   if (!response.ok || !response.body) throw new Error(`it could not be downloaded (HTTP ${response.status})`);
@@ -54,7 +54,6 @@ async function fetchSnapshot() {
     cancel: (reason) => reader.cancel(reason),
   });
   if (gzipped) body = body.pipeThrough(new DecompressionStream("gzip"));
-  const bytes = new Uint8Array(snapshotBytes);
   let size = 0;
   const chunks = body.getReader();
   try {
@@ -70,7 +69,6 @@ async function fetchSnapshot() {
     throw new Error(`it is corrupt (${/** @type {Error} */ (e).message})`);
   }
   if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
-  return bytes;
 }
 
 /**
@@ -134,26 +132,37 @@ async function boot(request) {
   if (typeof WebAssembly !== "object" || typeof WebAssembly.compileStreaming !== "function") {
     throw new Fatal("this browser cannot run WebAssembly");
   }
-  // Both big downloads at once, while pyodide.mjs loads: given by another worker, or fetched.
+  // Everything at once: the wasm (compiled as it arrives) and the snapshot (unpacked as it
+  // arrives), given by another worker or downloaded, and Pyodide's two scripts.
   const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
   wasm.catch(() => {}); // its failure is handled by withWasm
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
-  const snapshot = given ? Promise.resolve(given) : fetchSnapshot();
-  snapshot.catch(() => {}); // its failure is handled below
+  const snapshot = given ?? new Uint8Array(snapshotBytes);
+  const unpacked = given ? Promise.resolve() : fetchSnapshot(snapshot);
+  unpacked.catch(() => {}); // its failure is handled below
+  const core = import(new URL("pyodide.asm.mjs", pyodideDir).href);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
+  /** @type {(settings: any) => Promise<any>} */
+  const createPyodideModule = async (settings) => (await core).default(settings);
   let pyodide = null;
   let fallback = null;
   try {
-    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, _loadSnapshot: snapshot }), wasm);
+    // Pyodide only needs the snapshot's size to start its runtime, and its bytes after: it is
+    // given the buffer at once, and the runtime, once started, waits for it to be filled.
+    pyodide = await withWasm(() => loadPyodide({
+      indexURL: pyodideDir,
+      _loadSnapshot: snapshot,
+      createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
+    }), wasm);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
-    if (request.keep) kept = { snapshot: await snapshot, wasm: await wasm };
+    if (request.keep) kept = { snapshot, wasm: await wasm };
   } catch (e) {
     if (/** @type {Error} */ (e).message.startsWith("Python's core")) throw e; // a plain boot needs it too
     fallback = `the snapshot was not used: ${/** @type {Error} */ (e).message.split("\n")[0]}`;
     pyodide = null;
   }
   if (!pyodide) {
-    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir }), wasm);
+    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm);
     const failures = [];
     // loadPackage resolves even when a package fails to load: the import below is the check.
     await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (/** @type {string} */ m) => failures.push(m) });
