@@ -155,6 +155,7 @@ async function boot(request) {
       createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
     }), wasm);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
+    if (pyodide._api?.config) pyodide._api.config._loadSnapshot = undefined; // Pyodide keeps its options: 31 MB
     if (request.keep) kept = { snapshot, wasm: await wasm };
   } catch (e) {
     if (/** @type {Error} */ (e).message.startsWith("Python's core")) throw e; // a plain boot needs it too
