@@ -244,8 +244,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
-             "pyodide": pyodide, "version": version, "states": states,
-             "snapshot": {"url": snapshot, "bytes": snapshot_bytes}}
+             "pyodide": pyodide, "version": version, "states": states}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
     for ref in ("style.css", "start.js", "app.js", f"vendor/{PLOTLY.name}"):

@@ -15,7 +15,7 @@ const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, snapshot: {url: string, bytes: number}, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));

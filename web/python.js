@@ -39,6 +39,7 @@ class PythonWorker {
     this.worker = new Worker(url, { type: "module" });
     this.onLost = onLost;
     this.nextId = 1;
+    this.booted = false;
     /** @type {string|null} */ this.lost = null;
     /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
     this.waiting = new Map();
@@ -161,6 +162,7 @@ export class Python {
     const alive = setInterval(() => worker.call("alive", {}, DEADLINES.alive).catch(() => {}), ALIVE_EVERY);
     try {
       const info = await worker.call("boot", request, 0, request.snapshot ? [request.snapshot.buffer] : []);
+      worker.booted = true;
       this.lastReady = [info, this.lostBecause];
       this.watchers.ready?.(info, this.lostBecause);
       this.lostBecause = null;
@@ -214,8 +216,11 @@ export class Python {
    * @param {string} type @param {Object} [body] @returns {Promise<any>}
    */
   async call(type, body = {}) {
-    await this.ready();
-    const worker = this.worker;
+    let worker;
+    do { // a worker lost just after its boot is replaced by one that has yet to boot
+      await this.ready();
+      worker = this.worker;
+    } while (!worker.booted);
     try {
       const result = await worker.call(type, body, DEADLINES[/** @type {keyof DEADLINES} */ (type)] ?? 0);
       if (type === "compare" || type === "figure") {
