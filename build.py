@@ -250,8 +250,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
-             "pyodide": pyodide, "version": version, "states": states,
-             "snapshot": {"url": snapshot, "bytes": snapshot_bytes}}
+             "pyodide": pyodide, "version": version, "states": states}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
     for ref in ("style.css", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
@@ -272,17 +271,13 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
            for key, text in constants.items()},
     }.items():
         page = page.replace("{{" + key + "}}", value)
-    # What start.js boots the worker from, in the head, since it runs before the body is read.
-    # The worker's two big downloads start at once, while the page itself loads. The wasm's
-    # URL is Pyodide's own (no ?v=: its folder names its version), so the worker's request
-    # for it finds it in the HTTP cache.
+    # What start.js boots the worker from, in the head, since it runs before the body is read:
+    # the worker then starts the big downloads (the wasm, the snapshot) while the page loads.
     python = json.dumps({"version": version, "wheel": f"{wheel}?v={version}", "pyodide": pyodide,
                          "snapshot": snapshot, "bytes": snapshot_bytes}, separators=(",", ":"))
     page = page.replace("<!--PYTHON-->", "\n".join([
-        f'<link rel="preload" href="{pyodide}pyodide.asm.wasm" as="fetch" crossorigin>',
-        f'<link rel="preload" href="{snapshot}" as="fetch" crossorigin>',
-        f'<link rel="modulepreload" href="python.js?v={version}">',  # start.js's one import
-        f'<script type="application/json" id="pdsplit-python">{python}</script>']))
+        f'<script type="application/json" id="pdsplit-python">{python}</script>',
+        f'<link rel="modulepreload" href="python.js?v={version}">']))  # start.js's one import
     return page.replace("<!--BAKED-->",
                         f'<script type="application/json" id="pdsplit-baked">{data}</script>')
 

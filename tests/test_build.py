@@ -69,9 +69,8 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
-    # the style, the two preloads (the wasm, the snapshot), python.js's modulepreload,
-    # start.js, Plotly, app.js
-    assert len(refs) == 7
+    # the style, python.js's modulepreload, start.js, Plotly, app.js
+    assert len(refs) == 5
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
     for script in scripts:
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
@@ -80,9 +79,10 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     # every module but the page's entry (app.js) and the worker's is imported or preloaded
     assert imported >= set(scripts) - {"app.js", "worker.js"}
     config = python_config()
-    refs += [baked()["wheel"], baked()["snapshot"]["url"], config["wheel"], config["snapshot"]]
-    # 7 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; wheel and snapshot twice
-    assert len(refs) == 7 + 9 + 4
+    refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
+    # 5 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; the wheel twice,
+    # the snapshot
+    assert len(refs) == 5 + 9 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref
@@ -121,11 +121,11 @@ def test_the_sim_wheel_is_reproducible(tmp_path):
 def test_snapshot_is_shipped_gzipped_and_its_size_is_baked():
     import gzip
 
-    info = baked()["snapshot"]
-    path, _, query = info["url"].partition("?")
+    config = python_config()
+    path, _, query = config["snapshot"].partition("?")
     assert path == build.SNAPSHOT and query == f"v={baked()['version']}"
     data = gzip.decompress((DIST / path).read_bytes())
-    assert len(data) == info["bytes"] == python_config()["bytes"]
+    assert len(data) == config["bytes"]
     # Pyodide's snapshot header: its magic number, then the build id of pyodide.asm.wasm
     assert int.from_bytes(data[:4], "little") == 1886286592
 

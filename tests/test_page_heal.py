@@ -209,3 +209,15 @@ def test_a_storm_of_unawaited_changes_ends_on_the_last(lesson):
     assert lesson.evaluate("location.search") == f"?rps={last:g}&prompt=2400"  # the link is the last setting
     assert lesson.evaluate("window.pdsplit.figure('goodput').shown['goodput.rps']") == sim.report.number(last)
 
+
+
+def test_the_heaviest_settings_never_trip_a_deadline(lesson):
+    """At the page's limits every request still answers well within its deadline: the page
+    settles with the same workers, none ended for being slow."""
+    before = lesson.evaluate("window.pdsplit.python().restarts")
+    heaviest = full({"requests": 6000, "prompt": 8000, "rps": 20.0, "reply": 1000, "link": 0.1})
+    assert lesson.evaluate("s => window.pdsplit.set(s)", heaviest) == sim.compare(**heaviest)
+    lesson.evaluate("window.pdsplit.settled()")
+    assert lesson.evaluate("window.pdsplit.python().restarts") == before
+    assert "stopped" not in lesson.text_content("#status")
+    assert lesson.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == "20"

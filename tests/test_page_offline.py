@@ -31,8 +31,12 @@ def test_no_request_leaves_localhost_and_no_console_error(browser, site):
         assert blocked == []
         hosts = {urlparse(u).hostname for u in watch.requests if not u.startswith("data:")}
         assert hosts == {"127.0.0.1"}
-        # Python booted from the build's snapshot, from us (a plain boot's wheel: test_page_heal)
-        assert any(urlparse(u).path.endswith("/snapshot.bin.gz") for u in watch.requests)
+        # Python booted from the build's snapshot, from us (a plain boot's wheel: test_page_heal),
+        # and each big file came once: the figures' worker got both from the first worker
+        paths = [urlparse(u).path for u in watch.requests]
+        assert sum(p.endswith("/snapshot.bin.gz") for p in paths) == 1
+        assert sum(p.endswith("/pyodide.asm.wasm") for p in paths) == 1
+        assert page.evaluate("window.pdsplit.memory()").keys() == {"numbers", "figures"}
         # after a redeploy nothing cached may mix with new files: each URL names its version
         # (?v= the build's content hash, or Pyodide's own version folder)
         for u in watch.requests:

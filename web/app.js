@@ -4,7 +4,7 @@
 // figures from a second one where the device has the cores for it, else from the same one.
 import { SettingsTable } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
-import { python, workerURL } from "./start.js";
+import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
 import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { showControl, sliderRow, stateButtons } from "./controls.js";
@@ -15,9 +15,11 @@ const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
 // With the explorer's panel open, DistServe's goodput comes first and its best-ratio chart
 // last (the longest to work out), in the figures' lane.
 const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
-const FIGURE_WORKER_CORES = 2; // a second worker for the figures from this many cores up
+// ms of pieces the figures' worker does per request: it answers only the figures' lane, so
+// it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
+const FIGURE_BUDGET = 50;
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, snapshot: {url: string, bytes: number}, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -122,7 +124,7 @@ function drawBaked(spread = false) {
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
   if (figurePython && !figurePython.gaveUp) {
     try {
-      return await figurePython.call(type, body);
+      return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
     } catch (error) {
       if (!(error instanceof PythonUnavailable)) throw error;
       figurePython = null; // from now on the numbers' worker draws the figures too
@@ -221,10 +223,13 @@ function showGaveUp() {
     : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
 }
 
-/** A second worker for the lesson's figures, where the device has the cores for it. */
-function startFigureWorker() {
-  if ((navigator.hardwareConcurrency ?? 1) < FIGURE_WORKER_CORES) return;
-  figurePython = new Python(workerURL);
+/** A second worker for the lesson's figures, where the device has the cores for it: it boots
+ * from the first one's snapshot and compiled wasm, so it downloads neither again. */
+async function startFigureWorker() {
+  if (!figureWorker) return;
+  const gift = await python.call("share").catch(() => ({}));
+  python.keep = false; // a new numbers' worker need not keep them
+  figurePython = new Python(workerURL, {}, gift);
   // What befalls it is said while the numbers' worker is up (else that one's fate is).
   figurePython.watch({
     lost: (reason) => {
@@ -332,8 +337,8 @@ const ready = python.ready().then(async () => {
   // The figures' worker boots once the first numbers are on screen, so that it does not
   // slow them down; the figures' lane waits for it.
   const shown = untilShown("numbers");
-  shown.catch(() => {}).finally(() => {
-    startFigureWorker();
+  shown.catch(() => {}).finally(async () => {
+    await startFigureWorker();
     figuresLane.start();
   });
   return shown.then(() => undefined);

@@ -5,12 +5,14 @@
 
 /** How long a request may go unanswered (ms) before the worker counts as stuck or closed.
  * The work behind each is bounded: a compare at the page's limits (6,000 requests) takes
- * about 0.15 s in Pyodide here, and a figure request does about 10 ms of pieces, or draws a
- * figure from cached runs (at most about 0.5 s at 6,000 requests). */
+ * about 0.15 s in Pyodide here, and a figure request does about 10 ms of pieces (50 ms for
+ * the figures' worker), or draws a figure from cached runs (at most about 0.5 s at 6,000
+ * requests). */
 export const DEADLINES = {
   compare: 5000,
   figure: 8000,
   memory: 5000,
+  share: 5000,
   // while booting, the worker answers "alive" at once unless something holds its thread:
   // Pyodide's longest step, starting Python without the snapshot, takes about a second here
   alive: 15000,
@@ -37,6 +39,7 @@ class PythonWorker {
     this.worker = new Worker(url, { type: "module" });
     this.onLost = onLost;
     this.nextId = 1;
+    this.booted = false;
     /** @type {string|null} */ this.lost = null;
     /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
     this.waiting = new Map();
@@ -59,15 +62,16 @@ class PythonWorker {
   /**
    * Ask the worker something; with a deadline in ms, no answer by then loses the worker.
    * @param {string} type @param {Object} [body] @param {number} [deadline]
+   * @param {Transferable[]} [transfer]  buffers in `body` to hand over rather than copy
    * @returns {Promise<any>}
    */
-  call(type, body = {}, deadline = 0) {
+  call(type, body = {}, deadline = 0, transfer = []) {
     if (this.lost) return Promise.reject(new WorkerLost(this.lost));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = deadline ? setTimeout(() => this.lose(`it gave no answer within ${deadline / 1000} s`), deadline) : undefined;
       this.waiting.set(id, { resolve, reject, timer });
-      this.worker.postMessage({ id, type, ...body });
+      this.worker.postMessage({ id, type, ...body }, transfer);
     });
   }
 
@@ -107,19 +111,30 @@ class PythonWorker {
  * @property {(reason: string) => void} [gaveUp]  no more tries
  */
 
+/**
+ * @typedef {Object} BootRequest  what the worker's first request carries (see worker.js)
+ * @property {Uint8Array} [snapshot]  the snapshot, unpacked, from another worker
+ * @property {WebAssembly.Module} [wasm]  Pyodide's wasm, compiled, from another worker
+ * @property {boolean} [keep]  keep them, for a "share" request
+ */
+
 /** The simulator in a worker, watched: requests wait for a booted worker. */
 export class Python {
-  /** @param {URL} url  the module worker's script @param {Watchers} [watchers] */
-  constructor(url, watchers = {}) {
+  /**
+   * @param {URL} url  the module worker's script @param {Watchers} [watchers]
+   * @param {BootRequest} [first]  for the first worker's boot (`keep` goes to every one)
+   */
+  constructor(url, watchers = {}, first = {}) {
     this.url = url;
     this.watchers = watchers;
+    this.keep = Boolean(first.keep);
     /** @type {[BootInfo, string|null]|null} */ this.lastReady = null;
     this.failedStarts = 0; // starts in a row whose worker never answered a request
     this.answered = false;
     /** @type {string|null} */ this.gaveUp = null;
     /** @type {string|null} */ this.lostBecause = null;
     /** @type {PythonWorker} */ this.worker = this.start();
-    /** @type {Promise<BootInfo>} */ this.booted = this.boot(this.worker);
+    /** @type {Promise<BootInfo>} */ this.booted = this.boot(this.worker, first);
     this.booted.catch(() => {}); // callers see it through ready() and call()
   }
 
@@ -141,12 +156,13 @@ export class Python {
     return worker;
   }
 
-  /** @param {PythonWorker} worker @returns {Promise<BootInfo>} */
-  async boot(worker) {
+  /** @param {PythonWorker} worker @param {BootRequest} [request] @returns {Promise<BootInfo>} */
+  async boot(worker, request = { keep: this.keep }) {
     // A worker whose thread is held (stuck) or that closed itself answers nothing at all.
     const alive = setInterval(() => worker.call("alive", {}, DEADLINES.alive).catch(() => {}), ALIVE_EVERY);
     try {
-      const info = await worker.call("boot");
+      const info = await worker.call("boot", request, 0, request.snapshot ? [request.snapshot.buffer] : []);
+      worker.booted = true;
       this.lastReady = [info, this.lostBecause];
       this.watchers.ready?.(info, this.lostBecause);
       this.lostBecause = null;
@@ -200,8 +216,11 @@ export class Python {
    * @param {string} type @param {Object} [body] @returns {Promise<any>}
    */
   async call(type, body = {}) {
-    await this.ready();
-    const worker = this.worker;
+    let worker;
+    do { // a worker lost just after its boot is replaced by one that has yet to boot
+      await this.ready();
+      worker = this.worker;
+    } while (!worker.booted);
     try {
       const result = await worker.call(type, body, DEADLINES[/** @type {keyof DEADLINES} */ (type)] ?? 0);
       if (type === "compare" || type === "figure") {

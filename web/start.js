@@ -12,5 +12,9 @@ export const workerURL = new URL(`./worker.js?${new URLSearchParams({
   v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
 })}`, import.meta.url);
 
-/** The simulator for the numbers and the two main charts. */
-export const python = new Python(workerURL);
+/** Whether a second worker draws the lesson's figures: where the device has 2 cores or more. */
+export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 2;
+
+/** The simulator for the numbers and the two main charts. It keeps its snapshot and compiled
+ * wasm for the figures' worker, which then downloads neither. */
+export const python = new Python(workerURL, {}, { keep: figureWorker });

@@ -5,16 +5,23 @@
 // given as ?wheel=. Then each message goes to sim.page.Page.handle (JSON in, JSON out).
 //
 // Messages {id, type, ...} are answered {id, result} or {id, error}:
-//   boot    -> once Python is ready: {python, pyodide, seconds, boot: "snapshot"|"plain",
-//              fallback: why the snapshot was not used, or null}
+//   boot    -> boots (the first request does), and once Python is ready: {python, pyodide,
+//              seconds, boot: "snapshot"|"plain", fallback: why the snapshot was not used,
+//              or null}. It may carry another worker's unpacked snapshot and compiled wasm
+//              (then this worker downloads neither), and `keep: true` to keep its own
+//   share   -> what `keep` kept: {snapshot, wasm} (the snapshot's buffer is transferred)
 //   alive   -> at once, even while booting: {booting}
 //   memory  -> {bytes}: the size of Python's wasm memory
-//   compare, figure -> sim.page's reply
+//   compare -> sim.page's reply
+//   figure  -> sim.page's reply; with `budget` (ms), the worker asks sim.page for the next
+//              pieces until that much time has passed or the figure is done, and answers
+//              the last reply: fewer round trips, for a worker that only draws figures
 // An error after which this Python cannot go on carries `fatal: true`.
 
 const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
 const pyodideDir = new URL(here.searchParams.get("pyodide") ?? "./pyodide/", here).href;
+const wasmURL = new URL("pyodide.asm.wasm", pyodideDir).href; // where Pyodide looks for it
 const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
 const snapshotBytes = Number(here.searchParams.get("bytes"));
 
@@ -22,12 +29,12 @@ const snapshotBytes = Number(here.searchParams.get("bytes"));
 class Fatal extends Error {}
 
 /**
- * The snapshot's bytes, unpacked as they arrive: gzip as built, or already unpacked by a
- * host that sent it with Content-Encoding: gzip. Its size is checked; gzip's own check
- * catches corrupt bytes.
- * @returns {Promise<Uint8Array>}
+ * Download the snapshot into `bytes`, unpacking it as it arrives: gzip as built, or already
+ * unpacked by a host that sent it with Content-Encoding: gzip. Its size is checked; gzip's
+ * own check catches corrupt bytes.
+ * @param {Uint8Array} bytes  of the snapshot's size
  */
-async function fetchSnapshot() {
+async function fetchSnapshot(bytes) {
   if (!snapshotURL) throw new Error("this build has none");
   const response = await fetch(snapshotURL);
   if (!response.ok || !response.body) throw new Error(`it could not be downloaded (HTTP ${response.status})`);
@@ -47,7 +54,6 @@ async function fetchSnapshot() {
     cancel: (reason) => reader.cancel(reason),
   });
   if (gzipped) body = body.pipeThrough(new DecompressionStream("gzip"));
-  const bytes = new Uint8Array(snapshotBytes);
   let size = 0;
   const chunks = body.getReader();
   try {
@@ -63,51 +69,101 @@ async function fetchSnapshot() {
     throw new Error(`it is corrupt (${/** @type {Error} */ (e).message})`);
   }
   if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
-  return bytes;
 }
 
 /**
- * Pyodide 314.0.7 instantiates its wasm in a callback that, if that fails (the file missing,
- * cut short or corrupt), only logs a warning and never settles loadPyodide. While `run` boots,
- * such a failure rejects instead, with words for the page.
- * @template T @param {() => Promise<T>} run @returns {Promise<T>}
+ * Pyodide's wasm, compiled as it downloads, from the worker's start: alongside the
+ * snapshot's download and unpacking, instead of after them as Pyodide would.
+ * @returns {Promise<WebAssembly.Module>}
  */
-async function failingOnWasm(run) {
-  const instantiate = WebAssembly.instantiateStreaming;
-  /** @type {(e: Error) => void} */ let fail = () => {};
-  const failed = new Promise((_, reject) => { fail = reject; });
-  WebAssembly.instantiateStreaming = function (source, imports) {
-    const instantiating = instantiate.call(WebAssembly, source, imports);
-    instantiating.catch((e) => fail(new Error(`Python's core (pyodide.asm.wasm) could not be loaded: ${e?.message ?? e}`)));
-    return instantiating;
-  };
+async function compileWasm() {
   try {
-    return await Promise.race([run(), /** @type {Promise<never>} */ (failed)]);
-  } finally {
-    WebAssembly.instantiateStreaming = instantiate;
+    return await WebAssembly.compileStreaming(fetch(wasmURL));
+  } catch (e) {
+    throw new Error(`Python's core (pyodide.asm.wasm) could not be loaded: ${/** @type {Error} */ (e)?.message ?? e}`);
   }
 }
 
-async function boot() {
+/**
+ * Runs `boot` (a loadPyodide) with `wasm`, compiled here or by another worker. Pyodide 314.0.7
+ * downloads and instantiates its wasm itself, in a callback that, if that fails, only logs a
+ * warning and never settles loadPyodide. Meanwhile, its download of the wasm is answered
+ * with nothing, and its instantiation uses `wasm`; a failure of either rejects.
+ * @template T @param {() => Promise<T>} boot @param {Promise<WebAssembly.Module>} wasm
+ * @returns {Promise<T>}
+ */
+async function withWasm(boot, wasm) {
+  const { fetch: download } = self;
+  const { instantiateStreaming } = WebAssembly;
+  /** @type {(e: Error) => void} */ let fail = () => {};
+  const failed = /** @type {Promise<never>} */ (new Promise((_, reject) => { fail = reject; }));
+  wasm.catch(fail);
+  self.fetch = (input, init) => (String(input) === wasmURL ? Promise.resolve(new Response(null)) : download(input, init));
+  WebAssembly.instantiateStreaming = async (_source, imports) => {
+    try {
+      const module = await wasm;
+      return { module, instance: await WebAssembly.instantiate(module, imports) };
+    } catch (e) {
+      fail(new Error(`Python's core (pyodide.asm.wasm) could not be started: ${/** @type {Error} */ (e)?.message ?? e}`));
+      throw e;
+    }
+  };
+  try {
+    return await Promise.race([boot(), failed]);
+  } finally {
+    self.fetch = download;
+    WebAssembly.instantiateStreaming = instantiateStreaming;
+  }
+}
+
+/**
+ * @typedef {Object} BootRequest
+ * @property {Uint8Array} [snapshot]  the snapshot, unpacked, from another worker
+ * @property {WebAssembly.Module} [wasm]  Pyodide's wasm, compiled, from another worker
+ * @property {boolean} [keep]  keep the snapshot and the compiled wasm for a "share" request
+ */
+
+/** What a "share" request hands over, if asked to keep it. @type {{snapshot?: Uint8Array, wasm?: WebAssembly.Module}|null} */
+let kept = null;
+
+/** @param {BootRequest} request */
+async function boot(request) {
   const began = performance.now();
-  if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiateStreaming !== "function") {
+  if (typeof WebAssembly !== "object" || typeof WebAssembly.compileStreaming !== "function") {
     throw new Fatal("this browser cannot run WebAssembly");
   }
-  const snapshot = fetchSnapshot(); // under way while pyodide.mjs loads
-  snapshot.catch(() => {}); // its failure is handled below
+  // Everything at once: the wasm (compiled as it arrives) and the snapshot (unpacked as it
+  // arrives), given by another worker or downloaded, and Pyodide's two scripts.
+  const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
+  wasm.catch(() => {}); // its failure is handled by withWasm
+  const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
+  const snapshot = given ?? new Uint8Array(snapshotBytes);
+  const unpacked = given ? Promise.resolve() : fetchSnapshot(snapshot);
+  unpacked.catch(() => {}); // its failure is handled below
+  const core = import(new URL("pyodide.asm.mjs", pyodideDir).href);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
+  /** @type {(settings: any) => Promise<any>} */
+  const createPyodideModule = async (settings) => (await core).default(settings);
   let pyodide = null;
   let fallback = null;
   try {
-    pyodide = await failingOnWasm(() => loadPyodide({ indexURL: pyodideDir, _loadSnapshot: snapshot }));
+    // Pyodide only needs the snapshot's size to start its runtime, and its bytes after: it is
+    // given the buffer at once, and the runtime, once started, waits for it to be filled.
+    pyodide = await withWasm(() => loadPyodide({
+      indexURL: pyodideDir,
+      _loadSnapshot: snapshot,
+      createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
+    }), wasm);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
+    if (pyodide._api?.config) pyodide._api.config._loadSnapshot = undefined; // Pyodide keeps its options: 31 MB
+    if (request.keep) kept = { snapshot, wasm: await wasm };
   } catch (e) {
     if (/** @type {Error} */ (e).message.startsWith("Python's core")) throw e; // a plain boot needs it too
     fallback = `the snapshot was not used: ${/** @type {Error} */ (e).message.split("\n")[0]}`;
     pyodide = null;
   }
   if (!pyodide) {
-    pyodide = await failingOnWasm(() => loadPyodide({ indexURL: pyodideDir }));
+    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm);
     const failures = [];
     // loadPackage resolves even when a package fails to load: the import below is the check.
     await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (/** @type {string} */ m) => failures.push(m) });
@@ -130,9 +186,8 @@ async function boot() {
   return { pyodide, handle: page.handle, info };
 }
 
+/** @type {ReturnType<typeof boot>|null} */ let booted = null; // from the first "boot" request
 let booting = true;
-const booted = boot();
-booted.then(() => { booting = false; }, () => { booting = false; });
 
 /** Whether Pyodide can go on after this error. @param {any} e */
 function isFatal(e) {
@@ -146,13 +201,26 @@ self.onmessage = async (event) => {
     return;
   }
   try {
+    if (!booted) {
+      booted = boot(type === "boot" ? body : {});
+      booted.then(() => { booting = false; }, () => { booting = false; });
+    }
     const { pyodide, handle, info } = await booted;
     if (type === "boot") {
       self.postMessage({ id, result: info });
+    } else if (type === "share") {
+      const gift = kept ?? {};
+      kept = null;
+      self.postMessage({ id, result: gift }, gift.snapshot ? [gift.snapshot.buffer] : []);
     } else if (type === "memory") {
       self.postMessage({ id, result: { bytes: pyodide._module.HEAP8.length } });
     } else {
-      const reply = JSON.parse(handle(JSON.stringify({ type, ...body })));
+      const { budget = 0, ...request } = body;
+      const began = performance.now();
+      let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
+      while (type === "figure" && "next" in reply && !("figure" in reply) && performance.now() - began < budget) {
+        reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next })));
+      }
       if ("error" in reply) self.postMessage({ id, error: reply.error });
       else self.postMessage({ id, result: reply });
     }
