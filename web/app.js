@@ -14,6 +14,9 @@ const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
+// From this many cores up, the figures' worker starts on new settings at once, alongside the
+// main charts; below, once they are drawn.
+const FIGURES_ALONGSIDE = (navigator.hardwareConcurrency ?? 1) >= 4;
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -102,8 +105,14 @@ function drawBaked(spread = false) {
 
 /** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
 
-/** The figures' worker, or the numbers' one if there is no second or it gave up. */
+/**
+ * The figures' worker, or the numbers' one if there is no second or it gave up. The figures
+ * wait for the main charts to be drawn, except with a worker of their own and cores to
+ * spare: measured on 2 cores, figures computed alongside slowed the main charts.
+ */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
+  const own = figurePython && !figurePython.gaveUp;
+  if (!own || !FIGURES_ALONGSIDE) await current.mainDrawn.promise;
   if (figurePython && !figurePython.gaveUp) {
     try {
       return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
@@ -141,7 +150,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, held: (() => void)[], mainDone: boolean, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, held: (() => void)[], mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
  */
 let current;
 
@@ -149,11 +158,13 @@ function compute() {
   const key = table.key(settings);
   drawn = { baked: new Set(), python: new Set() };
   current?.settled.reject(new Error("superseded by newer settings"));
+  current?.mainDrawn.reject(new Error("superseded by newer settings"));
   current = {
     numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
     figures: figuresLane.want(new Job({ ...settings }, key, LESSON, false)),
     held: [],
     mainDone: false,
+    mainDrawn: deferred(),
     settled: deferred(),
   };
   return current.numbers;
@@ -163,6 +174,7 @@ function compute() {
 function drawHeld() {
   const work = current;
   work.mainDone = true;
+  work.mainDrawn.resolve(undefined);
   for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
 }
 
