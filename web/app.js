@@ -1,7 +1,8 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
 // Before Python is ready the page shows the results baked in at build time. The numbers and
 // the two main charts come from one worker (started early by start.js); the lesson's three
-// figures from a second one where the device has the cores for it, else from the same one.
+// figures from a second one, alongside, where the device has the cores for it (start.js),
+// else from the same one, once the main charts are drawn.
 import { SettingsTable } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
@@ -14,9 +15,6 @@ const LESSON = FIGURES.slice(2); // the lesson's figures 1, 3 and 4
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
-// From this many cores up, the figures' worker starts on new settings at once, alongside the
-// main charts; below, once they are drawn.
-const FIGURES_ALONGSIDE = (navigator.hardwareConcurrency ?? 1) >= 4;
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, settings: Record<string, number>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -106,13 +104,11 @@ function drawBaked(spread = false) {
 /** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
 
 /**
- * The figures' worker, or the numbers' one if there is no second or it gave up. The figures
- * wait for the main charts to be drawn, except with a worker of their own and cores to
- * spare: measured on 2 cores, figures computed alongside slowed the main charts.
+ * The figures' worker, or the numbers' one if there is no second or it gave up: then the
+ * figures wait for the main charts to be drawn, so as not to slow them.
  */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
-  const own = figurePython && !figurePython.gaveUp;
-  if (!own || !FIGURES_ALONGSIDE) await current.mainDrawn.promise;
+  if (!figurePython || figurePython.gaveUp) await current.mainDrawn.promise;
   if (figurePython && !figurePython.gaveUp) {
     try {
       return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
