@@ -12,10 +12,10 @@
 - Memory: each worker's wasm memory after 10, 500 and 1,000 random changes of the sliders.
 - The size of dist/.
 
-    python bench/page_speed.py [--boots N] [--workers 1] [--changes N]
+    python bench/page_speed.py [--boots N] [--cores N] [--changes N]
 
---workers 1 makes the page see a one-core device (navigator.hardwareConcurrency), so one
-worker does everything: the design without the figures' worker, for comparison.
+--cores N makes the page see N cores (navigator.hardwareConcurrency): from 4 up it runs a
+second worker for the figures, alongside the first; below, one worker does everything.
 """
 
 import argparse
@@ -56,7 +56,7 @@ CURRENT_KEY = """() => {
     return names.map(n => s[n]).join('|');
 }"""
 
-ONE_CORE = "Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 1});"
+CORES = "Object.defineProperty(navigator, 'hardwareConcurrency', {{get: () => {}}});"
 
 
 def p95(values):
@@ -106,10 +106,10 @@ def serve():
     return server
 
 
-def new_page(browser, one_core, snapshot=True):
+def new_page(browser, cores, snapshot=True):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    if one_core:
-        context.add_init_script(ONE_CORE)
+    if cores:
+        context.add_init_script(CORES.format(cores))
     if not snapshot:  # as a page without one: the worker boots plainly
         context.route("**/snapshot.bin.gz*", lambda route: route.fulfill(status=404, body="none"))
     page = context.new_page()
@@ -117,12 +117,12 @@ def new_page(browser, one_core, snapshot=True):
     return page
 
 
-def boots(browser, url, count, one_core):
+def boots(browser, url, count, cores):
     """Fresh contexts, alternately from the snapshot and plainly, at a state not baked."""
     found = {"snapshot": [], "plain": []}
     for _ in range(count):
         for how in found:
-            page = new_page(browser, one_core, snapshot=how == "snapshot")
+            page = new_page(browser, cores, snapshot=how == "snapshot")
             page.goto(url + UNBAKED)
             page.evaluate("window.pdsplit.ready")
             info = page.evaluate("window.pdsplit.python()")
@@ -162,19 +162,19 @@ def random_changes(page, count, rng, every_settled):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boots", type=int, default=5, help="fresh contexts for each way of booting")
-    parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
-                        help="1: the page sees one core, so one worker does everything")
+    parser.add_argument("--cores", type=int, default=0,
+                        help="the cores the page sees (default: this machine's); from 4, two workers")
     parser.add_argument("--changes", type=int, default=1000, help="random changes for the memory figure")
     args = parser.parse_args(argv)
-    one_core = args.workers == 1
+    cores = args.cores
     server = serve()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     rng = random.Random(10)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                     args=ARGS)
-        found = boots(browser, url, args.boots, one_core)
-        page = new_page(browser, one_core)
+        found = boots(browser, url, args.boots, cores)
+        page = new_page(browser, cores)
         page.goto(url)
         page.evaluate("window.pdsplit.ready")
         page.evaluate("window.pdsplit.settled()")
@@ -191,8 +191,9 @@ def main(argv=None):
             page.evaluate("window.pdsplit.settled()")
             page.focus("#slider-rps")
             drags.append(latencies(page, [lambda: page.keyboard.press("ArrowRight")] * DRAG_STOPS))
+        workers = page.evaluate("window.pdsplit.memory()")  # one key a worker
         page.context.close()
-        page = new_page(browser, one_core)  # memory: a fresh page
+        page = new_page(browser, cores)  # memory: a fresh page
         page.goto(url)
         page.evaluate("window.pdsplit.ready")
         random_changes(page, 10, rng, every_settled=1)
@@ -206,7 +207,9 @@ def main(argv=None):
     server.shutdown()
     files = [f for f in DIST.rglob("*") if f.is_file()]
     size = sum(f.stat().st_size for f in files)
-    print(f"page, in headless Chromium on this machine ({'one worker' if one_core else 'a second worker for the figures where there are 2 cores or more'}):")
+    seen = f"the page sees {cores} cores" if cores else f"{os.cpu_count()} cores"
+    print(f"page, in headless Chromium on this machine ({seen}: "
+          f"{'two workers, the figures alongside' if len(workers) == 2 else 'one worker'}):")
     print(f"  first numbers on screen: {timings['firstNumbers']:7.0f} ms after navigation (baked in)")
     print(f"  Python ready:            {timings['pythonReady']:7.0f} ms after navigation")
     for line in boot_lines(found):

@@ -93,10 +93,13 @@ def test_a_snapshot_that_cannot_be_used_falls_back_to_a_plain_boot(browser, site
         page.context.close()
 
 
-@pytest.fixture(scope="module")
-def healing(browser, site):
-    """One page whose workers the tests below break, one way after another."""
-    page = open_page(browser, site)
+@pytest.fixture(scope="module", params=[2, 4], ids=["one worker", "two workers"])
+def healing(browser, site, request):
+    """One page whose workers the tests below break, one way after another: with one worker,
+    and with a second one for the figures (as on 4 cores)."""
+    page = open_page(browser, site, cores=request.param)
+    page.evaluate("window.pdsplit.settled()")
+    assert len(page.evaluate("window.pdsplit.memory()")) == request.param // 2
     yield page
     page.context.close()
 

@@ -19,6 +19,7 @@ def test_no_request_leaves_localhost_and_no_console_error(browser, site):
             route.abort()
 
     context.route("**/*", guard)
+    context.add_init_script("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 4});")  # 2 workers
     page = context.new_page()
     from conftest import Watch
     watch = Watch(context, page)

@@ -1,7 +1,8 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
 // Before Python is ready the page shows the results baked in at build time. The numbers and
 // the two main charts come from one worker (started early by start.js); the lesson's three
-// figures from a second one where the device has the cores for it, else from the same one.
+// figures from a second one, alongside, where the device has the cores for it (start.js),
+// else from the same one, once the main charts are drawn.
 import { SettingsTable } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
@@ -120,8 +121,12 @@ function drawBaked(spread = false) {
 
 /** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
 
-/** The figures' worker, or the numbers' one if there is no second or it gave up. */
+/**
+ * The figures' worker, or the numbers' one if there is no second or it gave up: then the
+ * figures wait for the main charts to be drawn, so as not to slow them.
+ */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
+  if (!figurePython || figurePython.gaveUp) await current.mainDrawn.promise;
   if (figurePython && !figurePython.gaveUp) {
     try {
       return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
@@ -159,7 +164,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: (() => void)[], mainDone: boolean, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: (() => void)[], mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
  */
 let current;
 
@@ -168,12 +173,14 @@ function compute() {
   const lane = laneFigures();
   drawn = { baked: new Set(), python: new Set() };
   current?.settled.reject(new Error("superseded by newer settings"));
+  current?.mainDrawn.reject(new Error("superseded by newer settings"));
   current = {
     numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
     figures: figuresLane.want(new Job({ ...settings }, key, lane, false)),
     lane,
     held: [],
     mainDone: false,
+    mainDrawn: deferred(),
     settled: deferred(),
   };
   return current.numbers;
@@ -183,6 +190,7 @@ function compute() {
 function drawHeld() {
   const work = current;
   work.mainDone = true;
+  work.mainDrawn.resolve(undefined);
   for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
 }
 

@@ -12,8 +12,13 @@ export const workerURL = new URL(`./worker.js?${new URLSearchParams({
   v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
 })}`, import.meta.url);
 
-/** Whether a second worker draws the lesson's figures: where the device has 2 cores or more. */
-export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 2;
+/**
+ * Whether a second worker computes the lesson's figures, alongside the numbers and the main
+ * charts: where the device has 4 cores or more. Measured on 2 cores, it did not pay: figures
+ * computed alongside slowed the main charts (the main thread draws, and a core each is all
+ * there is), and computed after them they took as long as in the first worker.
+ */
+export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 4;
 
 /** The simulator for the numbers and the two main charts. It keeps its snapshot and compiled
  * wasm for the figures' worker, which then downloads neither. */
