@@ -77,9 +77,9 @@ def loop(chip=A100, slots=SLOTS, record=False):
     read_cost, step = chip.read_cost, chip.step
     counting = record  # a router's questions need the marks and the ended replies
     first = []
-    # (job, its largest gap up to its first step, index of the first burst gap it can see
-    # after that step) for each reply, as its first step closes
-    closed = []
+    # per job: its largest gap up to its first step, and the index of the first burst gap it
+    # can see after that step (both set as its first step closes; 0 for one-word replies)
+    max_gap, since = [], []
     last_step = []  # the step that writes a job's last word
     burst_gaps = []  # the gap of the replies already writing, across each burst of reads
     burst_steps = []  # the step that ended each of those gaps
@@ -100,6 +100,11 @@ def loop(chip=A100, slots=SLOTS, record=False):
     words = 0
     i = 0
     tail = False  # the last job's step is still to be decided
+    # Bound once: the loop below runs once per job, and these are most of its work.
+    push = insort if counting else heappush  # `ending` stays sorted when counting
+    first_add, first_gaps_add = first.append, first_gaps.append
+    max_gap_add, since_add = max_gap.append, since.append
+    last_step_add, batch_add = last_step.append, batch.append
 
     message = yield
     while True:
@@ -144,10 +149,10 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         mark = len(burst_gaps)
                         for j in batch:
                             g = after - first[j]
-                            first_gaps.append(g)
+                            first_gaps_add(g)
                             # Its later gaps are one step each, or longer across a burst of reads.
-                            closed.append((j, g if g > step or last_step[j] == steps + 1 else step,
-                                           mark))
+                            max_gap[j] = g if g > step or last_step[j] == steps + 1 else step
+                            since[j] = mark
                         clock = after
                         steps += 1
                         while ending and ending[0] == steps:
@@ -198,22 +203,21 @@ def loop(chip=A100, slots=SLOTS, record=False):
                 writing = len(ending)
             if p:
                 clock += p * read_cost
-                first.append(clock)
+                first_add(clock)
                 if record:
                     marks.append((steps, clock))
                     mark_clocks.append(clock)
             else:
-                first.append(a)
+                first_add(a)
             words += r
+            max_gap_add(0.0)
+            since_add(0)
             if r > 1:
-                last_step.append(steps + r - 1)
-                batch.append(i)
-                if counting:
-                    insort(ending, steps + r - 1)
-                else:
-                    heappush(ending, steps + r - 1)
+                last_step_add(steps + r - 1)
+                batch_add(i)
+                push(ending, steps + r - 1)
             else:
-                last_step.append(0)
+                last_step_add(0)
                 if counting:
                     single.append(first[i])
             i += 1
@@ -222,11 +226,6 @@ def loop(chip=A100, slots=SLOTS, record=False):
             break
         message = yield
 
-    max_gap = [0.0] * i
-    since = [0] * i
-    for j, g, mark in closed:
-        max_gap[j] = g
-        since[j] = mark
     if burst_gaps:  # a reply's largest gap may be a burst it wrote through
         ends = map(bisect_right, repeat(burst_steps), last_step)  # bursts up to its last word
         for j, lo, hi in zip(range(i), since, ends):
