@@ -17,15 +17,17 @@ def reads(work, s):
     lowest index on equal starts, and is read whole."""
     read_cost = CHIPS[s.reader_gpu].read_cost
     free = [0.0] * s.readers  # when each reader is next free
+    others = range(1, s.readers) if s.readers > 1 else ()  # (the lesson has one reader)
+    local_below = s.local_below
     starts, ends = [], []
     start_at, end_at = starts.append, ends.append
     for a, p in zip(work.arrivals, work.prompts):
-        if p < s.local_below:
+        if p < local_below:
             start_at(None)
             end_at(None)
             continue
         r, start = 0, (free[0] if free[0] > a else a)
-        for k in range(1, s.readers):
+        for k in others:
             begin = free[k] if free[k] > a else a
             if begin < start:
                 r, start = k, begin
