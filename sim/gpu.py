@@ -73,7 +73,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
     t) and until when that holds; send None to end it, and the Served is StopIteration's value.
 
     A job's step is decided only when the next job is known: the GPU takes a job that is
-    already there before it writes again, so each job's "tail" waits for the next message."""
+    already there before it writes again (unless it needs a read and the job before did not),
+    so each job's "tail" waits for the next message."""
     read_cost, step = chip.read_cost, chip.step
     counting = record  # a router's questions need the marks and the ended replies
     first = []
@@ -135,8 +136,12 @@ def loop(chip=A100, slots=SLOTS, record=False):
             continue
         for job in message if message.__class__ is list else (message,):
             if tail:  # the job before: is the next one already there, with a slot free?
-                if job is not None and job[0] <= clock + EPS and len(ending) < slots:
-                    pending = True  # the next job is taken too before anyone writes
+                # Taken too before anyone writes, unless it needs a read and the one before
+                # did not: a round either reads one prompt, or takes the jobs that arrived
+                # with nothing to read and then writes one step (spec, "One GPU serving").
+                if job is not None and job[0] <= clock + EPS and len(ending) < slots \
+                        and (p or not job[2]):
+                    pending = True
                 else:
                     pending = False
                     if ending:  # the step that closes a batch: the only one whose gaps are irregular

@@ -95,22 +95,35 @@ class Gpu:
                     self.clock = self.queue[self.nxt].reach  # the clock jumps to the arrival
             if self.clock >= until - EPS:  # it begins at the moment, as far as floats tell
                 return
-            job = self.queue[self.nxt] if self.nxt < len(self.queue) else None
-            if job is not None and job.reach <= self.clock + EPS and len(self.writing) < self.slots:
-                self.nxt += 1
-                if job.read:  # the whole prompt at once; no reply moves meanwhile
-                    self.clock += job.prompt * self.read_cost
-                    first = self.clock
-                else:  # landed with its first word made
-                    first = job.reach
-                self.words[job.index] = Words(first)
-                if job.reply > 1:
-                    self.writing.append([job.index, job.reply - 1, first])
-                else:
-                    self.words[job.index].last = first
+            job = self.arrived()
+            if job is not None and job.read:  # the whole prompt at once; no reply moves meanwhile
+                self.clock += job.prompt * self.read_cost
+                self.take(job, self.clock)
+                continue  # a read is the whole round
+            # otherwise: jobs that have arrived with nothing to read take free slots (first
+            # word made when they arrived), then one writing step, in the same round
+            while job is not None and not job.read:
+                self.take(job, job.reach)
+                job = self.arrived()
+            if not self.writing:
                 continue
             self.most = max(self.most, len(self.writing))
             self.write(self.step)  # one writing step: every reply in a slot gets one word
+
+    def arrived(self):
+        """The next job, if it has arrived and a slot is free."""
+        job = self.queue[self.nxt] if self.nxt < len(self.queue) else None
+        if job is not None and job.reach <= self.clock + EPS and len(self.writing) < self.slots:
+            return job
+        return None
+
+    def take(self, job, first):
+        self.nxt += 1
+        self.words[job.index] = Words(first)
+        if job.reply > 1:
+            self.writing.append([job.index, job.reply - 1, first])
+        else:
+            self.words[job.index].last = first
 
     def write(self, duration):
         """A step of `duration` seconds: every reply in a slot gets one word."""
