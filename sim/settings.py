@@ -7,7 +7,8 @@ values a slider steps through, so the lesson's states are reachable by dragging.
 """
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from copy import copy
+from dataclasses import dataclass, field, fields
 
 
 def _grid(numerators, denominator):
@@ -148,6 +149,10 @@ class Settings:
     def __post_init__(self):
         for f in fields(self):
             object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+        self._check_together()
+
+    def _check_together(self):
+        """The rules between fields."""
         if self.readers > self.gpus - 1:  # the split needs at least one writer
             raise ValueError(f"readers must be a whole number from 1 to gpus - 1 = "
                              f"{self.gpus - 1}; got {self.readers!r} with gpus={self.gpus}")
@@ -161,8 +166,16 @@ class Settings:
         return cls(**values)
 
     def but(self, **values):
-        """The same settings with a few changed (and checked)."""
-        return replace(self, **values)
+        """The same settings with a few changed. Only those are checked (the others were):
+        a chart's sweep makes dozens of these for every request of the page."""
+        unknown = sorted(set(values) - set(NAMES))
+        if unknown:
+            raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(NAMES)}")
+        changed = copy(self)
+        for name, value in values.items():
+            object.__setattr__(changed, name, check(name, value))
+        changed._check_together()
+        return changed
 
     def as_dict(self):
         return {name: getattr(self, name) for name in NAMES}
@@ -187,21 +200,24 @@ def describe(name):
 def check(name, value):
     """The value as the simulator uses it, or one ValueError naming field, value and range."""
     meta = FIELDS[name].metadata
-    problem = f"{name} must be {describe(name)}; got {value!r}"
+
+    def problem(kind=""):  # worded only when needed: most values are fine
+        return ValueError(f"{name} must be {describe(name)}; got {value!r}{kind}")
+
     if meta["choices"]:
         if not isinstance(value, str) or value not in meta["choices"]:
-            raise ValueError(problem)
+            raise problem()
         return value
     lo, hi = meta["limits"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{problem} ({type(value).__name__})")
+        raise problem(f" ({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(problem)
+        raise problem()
     if not lo <= value <= hi:  # compared exactly, so huge integers are refused, not rounded
-        raise ValueError(problem)
+        raise problem()
     if meta["whole"]:
         if value != int(value):
-            raise ValueError(problem)
+            raise problem()
         return int(value)
     return float(value)
 
