@@ -46,13 +46,19 @@ def points(over, s):
     return tuple(sorted(set(grid) | {getattr(s, over)}))
 
 
+def runs_of(lab, settings):
+    """A piece for each layout of each setting: one run at most each, so that a newer
+    setting waits for no more than one run in the page's worker."""
+    return [partial(lab.run, layout, p) for p in settings for layout in layouts_of(p)]
+
+
 def needs_along(over):
-    return lambda lab, s: [partial(lab.runs, s.but(**{over: v})) for v in points(over, s)]
+    return lambda lab, s: runs_of(lab, [s.but(**{over: v}) for v in points(over, s)])
 
 
 def link_needs(lab, s):
     """The split at each link speed, then the bisection for the crossover, a step a piece."""
-    runs = [partial(lab.runs, s.but(link=v)) for v in points("link", s)]
+    runs = runs_of(lab, [s.but(link=v) for v in points("link", s)])
     return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 

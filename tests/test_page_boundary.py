@@ -50,7 +50,8 @@ def test_figures_come_in_pieces_then_whole(page):
     ({"type": "compare", "settings": [1]}, "settings must be an object"),
     ({"type": "dance"}, "unknown request type 'dance'"),
     ({"type": "figure", "name": "pie"}, "unknown figure 'pie'"),
-    ({"type": "figure", "name": "gap", "part": 99}, "part must be a whole number from 0 to 19"),
+    ({"type": "figure", "name": "gap", "part": 99},
+     f"part must be a whole number from 0 to {len(FIGURES['gap'].needs(sim.Lab(), sim.Settings()))}"),
     ({"type": "figure", "name": "gap", "part": "1"}, "part must be a whole number"),
     ([1, 2], "a request is a JSON object"),
 ])
