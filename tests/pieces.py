@@ -32,7 +32,8 @@ def piece_frame(page, index):
 def shown_charts(frame):
     """The charts a piece shows (by the page's names)."""
     return frame.evaluate("""() => Array.from(document.querySelectorAll('.plot'))
-        .filter(p => p.getClientRects().length).map(p => p.id.replace('chart-', ''))""")
+        .filter(p => p.getClientRects().length && !p.closest('details:not([open])'))
+        .map(p => p.id.replace('chart-', ''))""")
 
 
 def assert_native(frame):
