@@ -71,3 +71,26 @@ def test_the_example_course_page_under_the_strict_csp(browser, strict_site, widt
     finally:
         strict_site.reports.clear()
         context.close()
+
+
+def test_vendor_plotly_css_is_what_plotly_would_add(browser, site):
+    """vendor/plotly.css, read out of the bundle by the build, holds exactly the rules Plotly
+    adds itself where it may (no CSP, no opt-out element), in the same order."""
+    page = browser.new_page()
+    try:
+        page.goto(site + "vendor/plotly.css")  # same origin as the files, no page of ours
+        rules = page.evaluate("""async () => {
+            const load = (tag, attrs) => new Promise((resolve, reject) => {
+                const e = Object.assign(document.createElement(tag), attrs);
+                e.onload = () => resolve(e); e.onerror = reject; document.head.append(e);
+            });
+            const texts = sheet => Array.from(sheet.cssRules, r => r.cssText);
+            await load('script', {src: 'plotly-basic.min.js'});
+            const added = texts(document.getElementById('plotly.js-style-global').sheet);
+            const file = await load('link', {rel: 'stylesheet', href: 'plotly.css'});
+            return {added, file: texts(file.sheet)};
+        }""")
+        assert len(rules["added"]) > 50
+        assert rules["file"] == rules["added"]
+    finally:
+        page.close()
