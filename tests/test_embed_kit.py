@@ -148,3 +148,21 @@ def test_only_what_is_shown_is_worked_out(browser, site):
         assert page.watch.console_errors() == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", [320, 760])
+def test_embed_mode_fits_a_course_column(browser, site, width):
+    """Every part, in embed mode, in the narrowest and widest column a course gives it: no
+    title, no sideways scroll, no text under 12 px, AA contrast, targets a finger can hit."""
+    from test_page_layout import assert_fits
+
+    page = open_page(browser, site + "?embed=1", width, 800)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        assert not page.is_visible("body > header")
+        for selector in ("#headline", "#table", "#slider-gap_target", "#chart-goodput", "#chart-prompt", "footer"):
+            assert page.is_visible(selector), selector
+        assert_fits(page)
+        assert page.watch.console_errors() == []
+    finally:
+        page.context.close()
