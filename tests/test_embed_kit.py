@@ -166,3 +166,15 @@ def test_embed_mode_fits_a_course_column(browser, site, width):
         assert page.watch.console_errors() == []
     finally:
         page.context.close()
+
+
+def test_a_piece_runs_one_python_even_on_many_cores(browser, site):
+    """On 4 cores the full page adds a figures' worker; a piece of a course page does not (a
+    page may hold several pieces, each its own Python)."""
+    page = open_page(browser, site + "?embed=1&show=link,prompt&controls=link", 375, 740, cores=4)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        assert page.evaluate("window.pdsplit.memory()").keys() == {"numbers"}
+        assert_native(page)
+    finally:
+        page.context.close()
