@@ -117,3 +117,24 @@ def test_the_charts_follow_a_change_of_preference(browser, site):
         assert page.evaluate(BACKGROUNDS)["page"] != light["page"]
     finally:
         page.context.close()
+
+
+def test_the_colours_are_the_same_list_everywhere():
+    """style.css's custom properties are the ones README documents, view.js takes from a host
+    and embed.js passes on (as --pdsplit-<name>)."""
+    import re
+
+    from conftest import README, ROOT
+
+    css = (ROOT / "web" / "style.css").read_text()
+    root = css.split(":root {", 1)[1].split("}", 1)[0]
+    defined = set(re.findall(r"^\s*(--[\w-]+):", root, re.M))
+    table = README.split("#### Themes and colours", 1)[1].split("####", 1)[0]
+    documented = {name for row in table.splitlines() if row.startswith("| `--")
+                  for name in re.findall(r"`(--[\w-]+)`", row.split("|")[1])}
+    view = (ROOT / "web" / "view.js").read_text()
+    taken = set(re.findall(r'"(--[\w-]+)"', view.split("COLOUR_PROPERTIES = [", 1)[1].split("]", 1)[0]))
+    embed = (ROOT / "web" / "embed.js").read_text()
+    passed = {f"--{name}" for name in re.findall(r'"([\w-]+)"', embed.split("const COLOURS = [", 1)[1].split("]", 1)[0])}
+    assert len(defined) == 19
+    assert defined == documented == taken == passed
