@@ -21,8 +21,9 @@
   const NEAR = "600px 0px"; // start loading a piece this far before it scrolls into view
   const FIRST_HEIGHT = 480; // px, until the piece says how tall it is
 
-  /** @type {Map<Window, HTMLIFrameElement>} */
-  const frames = new Map();
+  /** Each piece's frame by its page's window (weakly: a site may remove a piece). */
+  /** @type {WeakMap<Window, HTMLIFrameElement>} */
+  const frames = new WeakMap();
 
   /** The frame's URL: the element's query, in embed mode. @param {string} query */
   const frameURL = (query) => {
