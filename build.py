@@ -40,7 +40,10 @@ PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
-             "start.js", "view.js", "worker.js", "style.css")
+             "start.js", "view.js", "worker.js", "style.css", "favicon.svg",
+             # for course sites: the one-line embed, and a course page that uses it
+             "embed.js", "embed-example.html", "embed-example.css")
+PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
 SNAPSHOT_MAKER = ROOT / "snapshot.mjs"
 SNAPSHOT = "snapshot.bin.gz"  # in dist/
 
@@ -241,6 +244,32 @@ def versioned(out, version):
             path.write_text(re.sub(r'(from "\./[\w.-]+\.m?js)"', rf'\1?v={version}"', path.read_text()))
 
 
+def plotly_css():
+    """Plotly's style rules as a stylesheet. Plotly adds them at load in a <style> element it
+    makes, which a strict CSP (style-src 'self') refuses; it makes none if the page has an
+    element #plotly.js-style-global.no-inline-styles (plotly.js PR #7109), and then the page
+    must bring the rules itself, as a file, but the npm bundle ships none (plotly.js issue
+    #7543). So they are read from the bundle: the object of selector: declarations that it
+    adds, with its selectors' X and Y written out as it writes them, in the order it leaves
+    them (each rule is inserted first)."""
+    bundle = need(PLOTLY, "run npm ci, or make build").read_text()
+    found = re.search(r'=(\{"X,X div":.*?\});for\((\w+) in \w+\)\w+=\2\.replace\(/\^,/," ,"\)'
+                      r'\.replace\(/X/g,"\.js-plotly-plot \.plotly"\)\.replace\(/Y/g,"\.plotly-notifier"\),'
+                      r'\w+\.addStyleRule\(\w+,\w+\[\2\]\)', bundle)
+    if not found or ".no-inline-styles" not in bundle:
+        raise MissingInput(f"{PLOTLY.name}: its style rules or its no-inline-styles switch are not "
+                           "where this build looks for them (a new Plotly?): see plotly_css()")
+    done = subprocess.run([node(), "-e", 'const fs = require("fs"); process.stdout.write(JSON.stringify('
+                           'Function("return " + fs.readFileSync(0, "utf8"))()))'],
+                          input=found.group(1), capture_output=True, text=True)
+    if done.returncode:
+        raise MissingInput(f"could not read Plotly's style rules:\n{done.stderr.strip()}")
+    rules = [(re.sub(r"^,", " ,", key).replace("X", ".js-plotly-plot .plotly").replace("Y", ".plotly-notifier"),
+              body) for key, body in json.loads(done.stdout).items()]
+    return (f"/* Plotly.js's own style rules, from {PLOTLY.name} by build.py (plotly_css) */\n"
+            + "".join(f"{selector}{{{body}}}\n" for selector, body in reversed(rules)))
+
+
 def render_page(states, wheel, version, pyodide, snapshot_bytes):
     default = states[0]["compare"]
     shown = default["shown"]
@@ -253,7 +282,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
              "pyodide": pyodide, "version": version, "states": states}
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
-    for ref in ("style.css", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
+    for ref in ("style.css", f"vendor/{PLOTLY_CSS}", "favicon.svg", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
         assert f'"{ref}"' in page, ref
         page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
     constants = {  # the footer's numbers, each marked like every other number on the page
@@ -297,6 +326,7 @@ def build(out):
     snapshot_bytes = make_snapshot(out, pyodide, wheel)
     (out / "vendor").mkdir()
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
+    (out / "vendor" / PLOTLY_CSS).write_text(plotly_css())
     for name in WEB_FILES:
         shutil.copyfile(WEB / name, out / name)
     version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])

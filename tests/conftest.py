@@ -3,11 +3,14 @@ course site would, and drive Debian's Chromium (or $CHROMIUM) through pytest-pla
 
 import functools
 import http.server
+import json
 import os
+import re
 import shutil
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -110,3 +113,64 @@ def lesson(browser, site):
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+# ---- a strict host: the README's CSP and MIME types, as a course site might serve dist/ ----
+
+README = (ROOT / "README.md").read_text()
+CSP_REPORTS = "/csp-reports"  # where the strict host hears of violations (report-uri)
+
+
+def readme_csp():
+    """The Content-Security-Policy the README tells hosts dist/ works under."""
+    return re.search(r"<!-- csp -->\n```\n(.+?)\n```", README).group(1)
+
+
+def readme_mime_types():
+    """{".wasm": "application/wasm", ...}: the README's table of what a host must send."""
+    table = README.split("<!-- mime -->\n", 1)[1].split("<!-- /mime -->", 1)[0]
+    types = {}
+    for row in table.splitlines()[2:]:
+        files, kind = [cell.strip() for cell in row.strip("|").split("|")]
+        for ext in re.findall(r"`(\.\w+)`", files):
+            types[ext] = kind.strip("`")
+    return types
+
+
+class StrictHandler(SubPathHandler):
+    """dist/ with exactly the README's CSP (and a report-uri, to hear of any violation) and
+    its MIME types, with nosniff so that browsers hold the page to them."""
+
+    policy = ""
+    types = {}
+    reports = []
+
+    def guess_type(self, path):
+        return self.types.get(Path(str(path)).suffix, "application/octet-stream")
+
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", f"{self.policy}; report-uri {CSP_REPORTS}")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == CSP_REPORTS:
+            self.reports.append(json.loads(body)["csp-report"])
+        self.send_response(204)
+        self.end_headers()
+
+
+@pytest.fixture(scope="session")
+def strict_site():
+    """A strict host serving dist/ under SUBPATH: its URL, and the violations reported."""
+    if not (DIST / "index.html").is_file():
+        pytest.fail("dist/ is not built: run `make test` (it builds first) or `make build`")
+    handler_class = type("Strict", (StrictHandler,), {
+        "policy": readme_csp(), "types": readme_mime_types(), "reports": []})
+    server = Server(("127.0.0.1", 0), functools.partial(handler_class, directory=str(DIST)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}{SUBPATH}",
+                          reports=handler_class.reports, policy=handler_class.policy)
+    server.shutdown()

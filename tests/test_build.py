@@ -69,20 +69,21 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
-    # the style, python.js's modulepreload, start.js, Plotly, app.js
-    assert len(refs) == 5
+    # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
+    assert len(refs) == 7
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
     for script in scripts:
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
                  if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
     imported = {ref.partition("?")[0] for ref in refs}
-    # every module but the page's entry (app.js) and the worker's is imported or preloaded
-    assert imported >= set(scripts) - {"app.js", "worker.js"}
+    # every module but the page's entry (app.js), the worker's and the host's embed.js (which
+    # course sites load by a fixed URL) is imported or preloaded
+    assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 5 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; the wheel twice,
+    # 7 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; the wheel twice,
     # the snapshot
-    assert len(refs) == 5 + 9 + 3
+    assert len(refs) == 7 + 9 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

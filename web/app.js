@@ -3,11 +3,11 @@
 // the two main charts come from one worker (started early by start.js); the lesson's three
 // figures from a second one, alongside, where the device has the cores for it (start.js),
 // else from the same one, once the main charts are drawn.
-import { SettingsTable } from "./settings.js";
+import { SettingsTable, VIEW, readView } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
-import { showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
+import { applyTheme, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 
@@ -19,6 +19,8 @@ const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
+// What ?show= may name: the page's parts (index.html marks each with data-part).
+const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "rate", "ratio", "footer"];
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -38,17 +40,63 @@ let restarts = 0;
 
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
-showNotices($("notices"), opened.notices);
+/** The lesson's sliders: the settings with a slider that are not the explorer's. */
+const lessonSliders = table.fields.filter((f) => f.slider && f.group === "lesson");
+const view = readView(location.search, PARTS, lessonSliders.map((f) => f.name));
+for (const notice of view.notices) console.warn(`pdsplit: ${notice}`);
+const viewNotices = view.notices; // said for as long as the page is open
+showNotices($("notices"), [...viewNotices, ...opened.notices]);
+/** How the page is shown stays in its URL, whatever the settings become. */
+const viewQuery = [...new URLSearchParams(location.search)].filter(([name]) => VIEW.includes(name));
 const explorer = new Explorer(table, {
   panel: /** @type {HTMLDetailsElement} */ ($("explorer")), controls: $("explorer-controls"),
   states: $("explorer-states"),
 }, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next));
 const query = new URLSearchParams(location.search);
-explorer.panel.open = explorer.fields.some((f) => query.has(f.name)); // a URL that sets one opens it
+// A URL that sets one of its settings opens it, and so does one that shows one of its parts.
+explorer.panel.open = explorer.fields.some((f) => query.has(f.name)) ||
+  ["explorer", "rate", "ratio"].some((part) => view.show?.has(part));
+
+/** Whether a part is on screen (?show=; every part without it). @param {string} part */
+function shown(part) {
+  return !view.show || view.show.has(part);
+}
+
+/** The main charts shown, drawn by the numbers' worker. */
+function mainCharts() {
+  return MAIN.filter(shown);
+}
 
 /** The figures' lane for the page as it is: the explorer's only while its panel is open. */
 function laneFigures() {
-  return explorer.open ? EXPLORER : LESSON;
+  return (explorer.open ? EXPLORER : LESSON).filter(shown);
+}
+
+/**
+ * Show only the parts ?show= names, the sliders ?controls= names, and in embed mode no title
+ * and no introduction (the course's text surrounds the piece). The status line and notices
+ * stay whatever is shown: they say what the numbers are and what the URL got wrong.
+ */
+function applyView() {
+  document.body.classList.toggle("embed", view.embed);
+  document.body.classList.toggle("status-only", !shown("numbers"));
+  /** @type {HTMLElement} */ (document.querySelector("body > header")).hidden = view.embed;
+  if (view.show) {
+    for (const element of document.querySelectorAll("[data-part]")) {
+      const parts = /** @type {HTMLElement} */ (element).dataset.part?.split(" ") ?? [];
+      /** @type {HTMLElement} */ (element).hidden = !parts.some(shown); // "page": whole page only
+    }
+    for (const section of [$("charts"), $("figures")]) {
+      section.hidden = !section.querySelector("figure:not([hidden])");
+    }
+  }
+  if (view.controls) {
+    for (const f of lessonSliders) {
+      /** @type {HTMLElement} */ ($(`slider-${f.name}`).closest(".slider")).hidden = !view.controls.includes(f.name);
+    }
+    $("states").hidden = true; // a named state sets sliders that are not there
+  }
+  if (view.theme !== "auto") document.documentElement.dataset.theme = view.theme;
 }
 
 // ---- drawing ----
@@ -64,6 +112,26 @@ function drawNumbers(message, source) {
   onScreen = { result: message.result, shown: message.shown, key: table.key(settings) };
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
+  if (mainCharts().length === 0) mainDone(source); // no main chart is shown: none to wait for
+}
+
+/**
+ * The main charts are drawn: say so, let the figures held for them follow, and if no other
+ * figure is shown, the page has settled. @param {string} source
+ */
+function mainDone(source) {
+  const key = table.key(settings);
+  dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
+  if (source === "python") drawHeld();
+  if ((current?.lane ?? laneFigures()).length === 0) settle(source);
+}
+
+/** Every chart and figure for the current settings is drawn. @param {string} source */
+function settle(source) {
+  // Screen readers hear the headline once the page has settled, not at every stop of a drag.
+  $("announce").textContent = $("headline").textContent;
+  dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key: table.key(settings), source } }));
+  if (source === "python") current.settled.resolve(undefined);
 }
 
 /** @param {string} name @param {any} reply @param {string} source */
@@ -72,21 +140,13 @@ function drawFigure(name, reply, source) {
   showFigure(chart, document.getElementById(`caption-${name}`), reply);
   chart?.classList.remove("pending");
   figuresOnScreen[name] = reply;
-  const key = table.key(settings);
   const done = drawn[source];
   const before = done.size;
   done.add(name);
   if (done.size === before) return;
-  if (MAIN.every((n) => done.has(n)) && (MAIN.includes(name))) {
-    dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
-    if (source === "python") drawHeld();
-  }
-  if (done.size === MAIN.length + current.lane.length) {
-    // Screen readers hear the headline once the page has settled, not at every stop of a drag.
-    $("announce").textContent = $("headline").textContent;
-    dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key, source } }));
-    if (source === "python") current.settled.resolve(undefined);
-  }
+  const main = mainCharts();
+  if (main.every((n) => done.has(n)) && main.includes(name)) mainDone(source);
+  if (current.lane.length && done.size === main.length + current.lane.length) settle(source);
 }
 
 /** @type {Promise<void>} */ let bakedDrawn = Promise.resolve(); // the baked charts on screen
@@ -102,7 +162,7 @@ function drawBaked(spread = false) {
   const state = baked.states.find((s) => table.key(s.settings) === key);
   if (!state) return false;
   drawNumbers(state.compare, "baked");
-  const order = [...MAIN, ...laneFigures()];
+  const order = [...mainCharts(), ...laneFigures()];
   if (!spread) {
     for (const name of order) drawFigure(name, state.figures[name], "baked");
     return true;
@@ -175,7 +235,7 @@ function compute() {
   current?.settled.reject(new Error("superseded by newer settings"));
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
   current = {
-    numbers: numbersLane.want(new Job({ ...settings }, key, MAIN)),
+    numbers: numbersLane.want(new Job({ ...settings }, key, mainCharts())),
     figures: figuresLane.want(new Job({ ...settings }, key, lane, false)),
     lane,
     held: [],
@@ -250,9 +310,6 @@ async function startFigureWorker() {
 
 // ---- settings in, from sliders, buttons, the URL and window.pdsplit ----
 
-/** The lesson's sliders: the settings with a slider that are not the explorer's. */
-const lessonSliders = table.fields.filter((f) => f.slider && f.group === "lesson");
-
 function drawControls() {
   for (const f of lessonSliders) showControl(table, f, settings[f.name]);
   explorer.show(settings);
@@ -265,10 +322,13 @@ function drawControls() {
 function change(next, notices = []) {
   const fitted = table.fit(next); // readers stay below gpus, on screen too
   settings = fitted.settings;
-  showNotices($("notices"), fitted.notice ? [...notices, fitted.notice] : notices);
-  history.replaceState(null, "", `${location.pathname}${table.toQuery(settings)}${location.hash}`);
+  showNotices($("notices"), [...viewNotices, ...notices, ...(fitted.notice ? [fitted.notice] : [])]);
+  const params = new URLSearchParams(table.toQuery(settings));
+  for (const [name, value] of viewQuery) params.set(name, value);
+  const search = params.toString();
+  history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
   drawControls();
-  for (const name of [...MAIN, ...laneFigures()]) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
+  for (const name of [...mainCharts(), ...laneFigures()]) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
   $("results").classList.add("pending"); // dims if the numbers take a while
   const job = compute();
   if (gaveUp) showGaveUp();
@@ -310,9 +370,29 @@ if (window.parent !== window) {
   }).observe(document.documentElement);
 }
 
+// ---- the theme: charts are drawn in the page's colours, so they follow it ----
+
+/** Draw the charts on screen again in the colours of the theme now. */
+function redrawCharts() {
+  for (const [name, reply] of Object.entries(figuresOnScreen)) {
+    showFigure(document.getElementById(`chart-${name}`), null, reply);
+  }
+}
+
+matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+  if (view.theme === "auto") redrawCharts();
+});
+
+// In a course site's frame, embed.js passes on the colours its author set on the host page.
+addEventListener("message", (event) => {
+  if (event.source !== window.parent || event.source === window || event.data?.type !== "pdsplit:colours") return;
+  if (applyTheme(event.data.colours)) redrawCharts();
+});
+
 // ---- start ----
 
 buildControls();
+applyView();
 drawControls();
 if (!drawBaked(true)) {
   document.body.classList.add("stale");

@@ -112,6 +112,7 @@ export class SettingsTable {
     const settings = this.defaults();
     const notices = [];
     for (const [name, raw] of new URLSearchParams(search)) {
+      if (VIEW.includes(name)) continue; // how it is shown: readView
       if (!this.byName.has(name)) {
         notices.push(`Unknown setting ${JSON.stringify(name)} ignored; known: ${[...this.byName.keys()].join(", ")}.`);
         continue;
@@ -154,4 +155,71 @@ export class SettingsTable {
     const u = unit ?? f.unit;
     return u ? `${text} ${u}` : text;
   }
+}
+
+/** The URL's names that say how the page is shown, not what is simulated. */
+export const VIEW = ["embed", "show", "theme", "controls"];
+/** ?theme=: auto follows the reader's prefers-color-scheme. */
+export const THEMES = ["auto", "light", "dark"];
+
+/**
+ * @typedef {Object} View
+ * @property {boolean} embed  framed in a course site: no title, no introduction
+ * @property {"auto"|"light"|"dark"} theme
+ * @property {Set<string>|null} show  the parts shown; null: every part
+ * @property {string[]|null} controls  the sliders shown; null: every slider (and the states)
+ * @property {string[]} notices  what was refused, and what was used instead
+ */
+
+/**
+ * A comma list from the URL, split into known and unknown names.
+ * @param {string} raw @param {string[]} known
+ */
+function namesIn(raw, known) {
+  const names = raw.split(",").map((n) => n.trim()).filter(Boolean);
+  return { good: names.filter((n) => known.includes(n)), bad: names.filter((n) => !known.includes(n)) };
+}
+
+/**
+ * How the page is shown, from its URL (?embed=1&show=link,controls&controls=link&theme=dark).
+ * Like a setting, a value the page cannot use is refused with a sentence that names it and
+ * what is allowed, and the page goes on with the rest (every part, if none is left): a bad
+ * link in a course page never gives a blank piece.
+ * @param {string} search @param {string[]} parts  the names of the parts @param {string[]} sliders
+ * @returns {View}
+ */
+export function readView(search, parts, sliders) {
+  const query = new URLSearchParams(search);
+  /** @type {View} */
+  const view = { embed: false, theme: "auto", show: null, controls: null, notices: [] };
+  const embed = query.get("embed");
+  if (embed !== null) {
+    if (embed === "1" || embed === "0") view.embed = embed === "1";
+    else view.notices.push(`embed=${embed} is not one of 0, 1; using 0.`);
+  }
+  const theme = query.get("theme");
+  if (theme !== null) {
+    if (THEMES.includes(theme)) view.theme = /** @type {View["theme"]} */ (theme);
+    else view.notices.push(`theme=${theme} is not one of ${THEMES.join(", ")}; using auto (the reader's light or dark).`);
+  }
+  const controls = query.get("controls");
+  if (controls !== null) {
+    const { good, bad } = namesIn(controls, sliders);
+    if (bad.length) {
+      view.notices.push(`controls=${controls}: ${bad.join(", ")} ${bad.length > 1 ? "are not sliders" : "is not a slider"}; ` +
+        `the sliders are ${sliders.join(", ")}. ${good.length ? `Showing ${good.join(", ")}.` : "Showing them all."}`);
+    }
+    if (good.length) view.controls = good;
+  }
+  const show = query.get("show");
+  if (show !== null) {
+    const { good, bad } = namesIn(show, parts);
+    if (bad.length || !good.length) {
+      view.notices.push(`show=${show}: ${bad.length ? `${bad.join(", ")} ${bad.length > 1 ? "are not parts" : "is not a part"}` : "names no part"}; ` +
+        `the parts are ${parts.join(", ")}. ${good.length ? `Showing ${good.join(", ")}.` : "Showing every part."}`);
+    }
+    if (good.length) view.show = new Set(good);
+  }
+  if (view.show && controls !== null) view.show.add("controls"); // a list of sliders shows them
+  return view;
 }

@@ -16,9 +16,12 @@ export const workerURL = new URL(`./worker.js?${new URLSearchParams({
  * Whether a second worker computes the lesson's figures, alongside the numbers and the main
  * charts: where the device has 4 cores or more. Measured on 2 cores, it did not pay: figures
  * computed alongside slowed the main charts (the main thread draws, and a core each is all
- * there is), and computed after them they took as long as in the first worker.
+ * there is), and computed after them they took as long as in the first worker. Never for a
+ * piece of a course page (?embed=1): it shows a chart or two, and a page may hold several
+ * pieces, each with its own Python already (some 65 MB each).
  */
-export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 4;
+export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 4 &&
+  new URLSearchParams(location.search).get("embed") !== "1";
 
 /** The simulator for the numbers and the two main charts. It keeps its snapshot and compiled
  * wasm for the figures' worker, which then downloads neither. */

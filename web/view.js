@@ -6,6 +6,78 @@
 const PLOTLY_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
 
 /**
+ * The colours sim/charts.py draws with, and the page's custom property for each. The figure
+ * dicts stay Python's (the tests hold them equal to native sim.figures); they are recoloured
+ * here, as they are drawn, in the theme's colours (style.css), which an author may override.
+ */
+const CHART_COLOURS = {
+  "#d95f02": "--shared", "#1b9e77": "--split", "#7570b3": "--chunked", "#555555": "--target",
+  "#000": "--mark", "#222": "--ink", "#e5e5e5": "--grid", white: "--bg",
+};
+
+/** The colours an author may set (README, "Themes"): style.css's custom properties. */
+export const COLOUR_PROPERTIES = ["--bg", "--ink", "--muted", "--line", "--accent", "--hover", "--error",
+  "--notice-bg", "--notice-line", "--track", "--shared", "--split", "--chunked", "--shared-text",
+  "--split-text", "--chunked-text", "--target", "--mark", "--grid"];
+
+/** @type {HTMLElement|null} */ let probe = null;
+
+/**
+ * A custom property's colour as the theme now resolves it (light-dark() is resolved only
+ * where a colour is used, so it is read off an element that uses it).
+ * @param {string} property @returns {string}
+ */
+function resolved(property) {
+  if (!probe) {
+    probe = document.createElement("span");
+    probe.hidden = true;
+    probe.setAttribute("aria-hidden", "true");
+    document.body.append(probe);
+  }
+  probe.style.color = `var(${property})`; // CSSOM, which a strict style-src allows
+  return getComputedStyle(probe).color;
+}
+
+/**
+ * A figure dict in the page's colours: every colour Python gave (under a key ending in
+ * "color", alone or in a list) that is one of CHART_COLOURS becomes that property's colour.
+ * @param {any} figure @returns {any}
+ */
+export function themed(figure) {
+  /** @type {Record<string, string>} */ const colours = {};
+  for (const [python, property] of Object.entries(CHART_COLOURS)) colours[python] = resolved(property);
+  const swap = (/** @type {any} */ value) => (typeof value === "string" && value in colours ? colours[value] : value);
+  const walk = (/** @type {any} */ node) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (/color$/i.test(key)) node[key] = Array.isArray(value) ? value.map(swap) : swap(value);
+        else walk(value);
+      }
+    }
+  };
+  walk(figure);
+  return figure;
+}
+
+/**
+ * Colours an author set for this piece (embed.js passes on the host page's --pdsplit-<name>):
+ * only the page's own properties, and only values that are colours. Returns whether any was
+ * set. @param {unknown} colours
+ */
+export function applyTheme(colours) {
+  if (!colours || typeof colours !== "object") return false;
+  let any = false;
+  for (const [property, value] of Object.entries(colours)) {
+    if (COLOUR_PROPERTIES.includes(property) && typeof value === "string" && CSS.supports("color", value)) {
+      document.documentElement.style.setProperty(property, value);
+      any = true;
+    }
+  }
+  return any;
+}
+
+/**
  * Text from a template made in Python (the headline, a caption): "{shared.goodput}" becomes
  * that number, marked data-metric="shared.goodput".
  * @param {HTMLElement} element @param {string} template @param {Record<string, string>} shown
@@ -41,7 +113,7 @@ export function showNumbers(root, shown) {
  */
 export function showFigure(chart, caption, reply) {
   if (chart && reply.figure) {
-    const figure = structuredClone(reply.figure); // Plotly writes into what it is given
+    const figure = themed(structuredClone(reply.figure)); // Plotly writes into what it is given
     Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
   }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
