@@ -27,6 +27,7 @@ import random
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
@@ -184,35 +185,37 @@ def shows_value(name):
 
 
 def expected(lab, settings):
-    """What the page must show for these settings, from a native run: the result, and every
-    number's text by data-metric key, with the keys the page must show, panel closed and open."""
+    """What the page must show for these settings, from a native run: the result, every
+    number's text by data-metric key with the keys that must be on the page, and each
+    figure's caption numbers (expected where the page shows that figure)."""
     s = Settings(**settings)
     message = compare_message(lab, s)
     texts = dict(message["shown"])
     required = {f"{layout}.{key}" for layout in layouts(message["result"]) for key, _ in METRICS}
     required |= set(re.findall(r"\{([a-z_0-9]+\.[a-z_0-9]+)\}", message["headline"]))
-    panel = set()
-    for name in MAIN + LESSON + PANEL:
-        shown = FIGURES[name].render(lab, s)["shown"]
-        texts.update(shown)
-        (panel if name in PANEL else required).update(shown)
     for name in FIELDS:
         if shows_value(name):
             texts[f"settings.{name}"] = setting_text(name, settings[name])
             required.add(f"settings.{name}")
     texts.update(footer())
     required |= set(footer())
-    return {"result": message["result"], "texts": texts, "required": required, "panel": panel}
+    figures = {name: FIGURES[name].render(lab, s)["shown"] for name in MAIN + LESSON + PANEL}
+    return {"result": message["result"], "texts": texts, "required": required,
+            "figures": figures}
 
 
-def compare_numbers(want, got, panel_open):
+def compare_numbers(want, got):
     """The mismatches between what a native run gives and what the page shows:
-    [(key, shown text or None, expected text or None)]."""
-    texts = dict(want["texts"])
-    if not panel_open:  # the panel's numbers are not worked out while it is closed
-        for key in want["panel"]:
-            texts.pop(key)
-    required = want["required"] | (want["panel"] if panel_open else set())
+    [(key, shown text or None, expected text or None)], and how many keys were compared.
+
+    A figure's caption numbers are expected when its caption is on screen: the page works
+    out only the figures it shows (the panel's while the panel is open; an embedded page
+    only those it was asked to show), and leaves the others' hidden captions as they were."""
+    texts, required = dict(want["texts"]), set(want["required"])
+    for name, shown in want["figures"].items():
+        if got["captions"].get(name):
+            texts.update(shown)
+            required |= set(shown)
     problems, seen = [], set()
     for key, text, visible in got["metrics"]:
         if key in texts:
@@ -255,23 +258,28 @@ SET = """([settings, panelOpen, ms]) => {
     }
     await window.pdsplit.settled(); // waits for the newest settings, ours
     await document.fonts.ready;
-    return panel instanceof HTMLDetailsElement && panel.open;
   };
   let deadline;
   const late = new Promise((_, fail) => {
     deadline = setTimeout(() => fail(new Error(`its charts were not all drawn within ${ms / 1000} s`)), ms);
   });
   window.__pdsplitCheck = Promise.race([go(), late]).then(
-    (open) => ({ open }), (e) => ({ error: String(e?.message ?? e) })).finally(() => clearTimeout(deadline));
+    () => ({}), (e) => ({ error: String(e?.message ?? e) })).finally(() => clearTimeout(deadline));
 }"""
 TAKE = "() => window.__pdsplitCheck"
 
-SHOWN = """() => ({
-  settings: window.pdsplit.settings(),
-  result: window.pdsplit.result(),
-  metrics: Array.from(document.querySelectorAll("[data-metric]"), (e) => [e.dataset.metric,
-    e.textContent, e.checkVisibility ? e.checkVisibility() : e.getClientRects().length > 0]),
-})"""
+SHOWN = """() => {
+  // rendered: not in a closed <details>, not hidden, not display: none
+  const visible = (e) => (e.checkVisibility ? e.checkVisibility() : e.getClientRects().length > 0);
+  return {
+    settings: window.pdsplit.settings(),
+    result: window.pdsplit.result(),
+    metrics: Array.from(document.querySelectorAll("[data-metric]"),
+      (e) => [e.dataset.metric, e.textContent, visible(e)]),
+    captions: Object.fromEntries(Array.from(document.querySelectorAll("[id^=caption-]"),
+      (e) => [e.id.slice("caption-".length), visible(e)])),
+  };
+}"""
 
 # No chart is still fitting itself to a new size (Plotly's resize runs on a timer).
 CHARTS_STILL = "() => !Array.from(document.querySelectorAll('.plot')).some((g) => g._resolveResize)"
@@ -359,6 +367,8 @@ class Target:
                               f"not an <iframe>")
             self.element.scroll_into_view_if_needed()  # a frame with loading="lazy" loads now
             self.frame = self.element.content_frame()
+            if self.frame is None:
+                raise Refused(f"the iframe {args.frame!r} in {url} holds no page")
         try:
             self.frame.wait_for_function(WIDGET, timeout=grace)
         except api.TimeoutError:
@@ -380,8 +390,8 @@ class Target:
         self.frame.evaluate(SET, [settings, panel, self.ms])
 
     def finish(self):
-        """What the page shows once the started settings are drawn: {open, settings,
-        result, metrics}, or {error}."""
+        """What the page shows once the started settings are drawn: {settings, result,
+        metrics, captions}, or {error}."""
         done = self.frame.evaluate(TAKE)
         if "error" in done:
             return done
@@ -412,9 +422,6 @@ class Target:
                 return
             before = after
         raise Unsteady(f"the frame {self.args.frame!r} never stopped changing size")
-
-    def close(self):
-        self.context.close()
 
 
 def reason(error):
@@ -616,11 +623,13 @@ class Check:
 
     def state(self, name, settings, panel, want):
         """Check one state on every page; False if a page did not finish drawing it."""
+        began = time.monotonic()
         for target in self.targets:  # started on each page at once, so they compute side by side
             target.start(settings, panel)
         shown = [target.finish() for target in self.targets]
+        seconds = time.monotonic() - began
         detail = {"name": name, "settings": settings, "panel": panel, "numbers": 0,
-                  "mismatches": [], "screenshots": []}
+                  "seconds": round(seconds, 2), "mismatches": [], "screenshots": []}
         self.report.states.append(detail)
         failures, finished = [], True
         for target, got in zip(self.targets, shown):
@@ -632,14 +641,15 @@ class Check:
             if got["settings"] != settings:
                 failures.append(f"{where}: the page took the settings {json.dumps(got['settings'])}, "
                                 f"not {json.dumps(settings)}")
-            problems, count = compare_numbers(want, got, got["open"])
+            problems, count = compare_numbers(want, got)
             detail["numbers"] = max(detail["numbers"], count)
             for key, text, expect in problems:
                 detail["mismatches"].append({"size": target.name, "key": key, "shown": text,
                                              "expected": expect})
                 failures.append(mismatch_line(where, key, text, expect))
         self.report.check(name, "numbers", failures,
-                          f"{name}: {detail['numbers']} numbers as a native run gives them")
+                          f"{name}: {detail['numbers']} numbers as a native run gives them "
+                          f"(drawn in {seconds:.1f} s)")
         if finished and self.args.screenshots:
             for target in self.targets:
                 self.screenshot(detail, name, target)

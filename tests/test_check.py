@@ -187,13 +187,13 @@ def test_frame_checks_the_framed_copy(origin, tmp_path):
     """The course page frames the lesson as README shows (loading="lazy", fitted to its
     height); --frame checks the copy inside it and pictures the frame."""
     done = run_check(origin + HOST, "--frame", "iframe.pdsplit", "--states", "busy,chat",
-                     "--random", 1, "--screenshots", tmp_path, "--json")
+                     "--screenshots", tmp_path, "--json")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report["frame"] == "iframe.pdsplit" and report["simulator"]["page"] == sim.__version__
-    assert [s["name"] for s in report["states"]] == ["busy", "chat", "random-1"]
+    assert [s["name"] for s in report["states"]] == ["busy", "chat"]
     assert all(s["numbers"] >= 50 and s["mismatches"] == [] for s in report["states"])
-    for state in ("busy", "chat", "random-1"):
+    for state in ("busy", "chat"):
         for width, height in check.SIZES:
             got = png_size(tmp_path / f"{state}-{width}x{height}.png")
             # the frame, inside the host page's margins, grown to the lesson's height
@@ -287,20 +287,28 @@ def test_import_sim_and_every_other_command_never_load_playwright():
 def test_compare_numbers_names_each_kind_of_mismatch():
     settings = Settings(rps=10).as_dict()
     want = check.expected(Lab(), settings)
-    page = [[key, want["texts"][key], True] for key in sorted(want["required"] | want["panel"])]
-    got = {"metrics": page, "result": sim.compare(**settings)}
-    assert check.compare_numbers(want, got, True) == ([], len(page))
-    closed = [m for m in page if m[0] not in want["panel"]]  # panel closed: its numbers hidden
-    closed += [[key, "stale", False] for key in want["panel"]]
-    assert check.compare_numbers(want, {**got, "metrics": closed}, False)[0] == []
+    figures = {key: text for shown in want["figures"].values() for key, text in shown.items()}
+    texts = {**want["texts"], **figures}
+    page = [[key, texts[key], True] for key in sorted(want["required"] | set(figures))]
+    every = {name: True for name in want["figures"]}
+    got = {"metrics": page, "captions": every, "result": sim.compare(**settings)}
+    assert check.compare_numbers(want, got) == ([], len(page))
+    # The panel closed: its figures' captions hidden, with numbers of earlier settings.
+    panel = {key for name in check.PANEL for key in want["figures"][name]}
+    closed = [m for m in page if m[0] not in panel] + [[key, "stale", False] for key in panel]
+    captions = {**every, **{name: False for name in check.PANEL}}
+    assert check.compare_numbers(want, {**got, "metrics": closed, "captions": captions})[0] == []
+    # ... but a figure whose caption is on screen must have its numbers there
+    problems, _ = check.compare_numbers(want, {**got, "metrics": closed})
+    assert sorted(problems) == sorted((key, "stale", figures[key]) for key in panel)
     key = "split.gap_p99"
     altered = [[k, "1.0 ms" if k == key else t, v] for k, t, v in page if k != "costs.step"]
     altered += [["split.extra", "9%", True], ["chunked.goodput", "", False]]
-    problems, _ = check.compare_numbers(want, {**got, "metrics": altered}, True)
+    problems, _ = check.compare_numbers(want, {**got, "metrics": altered})
     assert problems == [(key, "1.0 ms", want["texts"][key]),
                         ("split.extra", "9%", None),
                         ("costs.step", None, want["texts"]["costs.step"])]
-    assert check.compare_numbers(want, {**got, "result": sim.compare(rps=9)}, True)[0] == [
+    assert check.compare_numbers(want, {**got, "result": sim.compare(rps=9)})[0] == [
         ("pdsplit.result()", "another result", "the native compare result")]
 
 
