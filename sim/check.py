@@ -234,16 +234,22 @@ def compare_numbers(want, got):
 
 WIDGET = "() => typeof window.pdsplit === 'object' && typeof window.pdsplit.set === 'function'"
 
-READY = """(ms) => new Promise((done) => {
-  // Python must be up within the deadline; a page that cannot run it says why
-  const deadline = setTimeout(() => done(`Python was not ready within ${ms / 1000} s`), ms);
-  window.pdsplit.ready.then(() => done(null), (e) => done(`the browser could not run the simulator: ${e?.message ?? e}`))
-    .finally(() => clearTimeout(deadline));
-})"""
+# Each of these starts work in the page and returns at once; its outcome lands in
+# window.__pdsplitCheck, which Target.outcome waits for with a deadline kept by Playwright,
+# so that even a page whose main thread hangs cannot hold the check.
 
-# Started on every page at once (so that the pages compute side by side), then awaited
-# with TAKE: open or close the panel, set the settings, wait until every chart is drawn.
+READY = """(ms) => {
+  window.__pdsplitCheck = undefined;
+  // Python must be up within the deadline; a page that cannot run it says why
+  const deadline = setTimeout(() => { window.__pdsplitCheck = { error: `Python was not ready within ${ms / 1000} s` }; }, ms);
+  window.pdsplit.ready.then(() => ({}), (e) => ({ error: `the browser could not run the simulator: ${e?.message ?? e}` }))
+    .then((outcome) => { clearTimeout(deadline); window.__pdsplitCheck ??= outcome; });
+}"""
+
+# Started on every page at once, so that the pages compute side by side: open or close the
+# panel, set the settings, wait until every chart is drawn and the fonts are loaded.
 SET = """([settings, panelOpen, ms]) => {
+  window.__pdsplitCheck = undefined;
   const go = async () => {
     const panel = document.getElementById("explorer");
     if (panel instanceof HTMLDetailsElement && panel.open !== panelOpen) {
@@ -259,14 +265,13 @@ SET = """([settings, panelOpen, ms]) => {
     await window.pdsplit.settled(); // waits for the newest settings, ours
     await document.fonts.ready;
   };
-  let deadline;
-  const late = new Promise((_, fail) => {
-    deadline = setTimeout(() => fail(new Error(`its charts were not all drawn within ${ms / 1000} s`)), ms);
-  });
-  window.__pdsplitCheck = Promise.race([go(), late]).then(
-    () => ({}), (e) => ({ error: String(e?.message ?? e) })).finally(() => clearTimeout(deadline));
+  const deadline = setTimeout(() => {
+    window.__pdsplitCheck ??= { error: `its charts were not all drawn within ${ms / 1000} s` };
+  }, ms);
+  go().then(() => ({}), (e) => ({ error: String(e?.message ?? e) }))
+    .then((outcome) => { clearTimeout(deadline); window.__pdsplitCheck ??= outcome; });
 }"""
-TAKE = "() => window.__pdsplitCheck"
+OUTCOME = "() => window.__pdsplitCheck"
 
 SHOWN = """() => {
   // rendered: not in a closed <details>, not hidden, not display: none
@@ -382,9 +387,19 @@ class Target:
     def version(self):
         return self.frame.evaluate("window.pdsplit.version ?? null")
 
+    def outcome(self):
+        """What READY or SET left in the page: {} or {error}. The page's own deadline says
+        what it was waiting for; this one, a little later, catches a page that hangs."""
+        try:
+            handle = self.frame.wait_for_function(OUTCOME, polling=100, timeout=self.ms + 15_000)
+        except self.api.TimeoutError:
+            return {"error": f"the page gave no answer within {self.args.timeout + 15:g} s"}
+        return handle.json_value()
+
     def ready(self):
         """None once Python is up, else why not."""
-        return self.frame.evaluate(READY, self.ms)
+        self.frame.evaluate(READY, self.ms)
+        return self.outcome().get("error")
 
     def start(self, settings, panel):
         self.frame.evaluate(SET, [settings, panel, self.ms])
@@ -392,10 +407,10 @@ class Target:
     def finish(self):
         """What the page shows once the started settings are drawn: {settings, result,
         metrics, captions}, or {error}."""
-        done = self.frame.evaluate(TAKE)
+        done = self.outcome()
         if "error" in done:
             return done
-        return {**done, **self.frame.evaluate(SHOWN)}
+        return self.frame.evaluate(SHOWN)
 
     def screenshot(self):
         mask = [self.frame.locator(selector) for selector in MASKED]
@@ -612,7 +627,7 @@ class Check:
             try:
                 finished = self.state(name, settings, panel, native.result())
             except self.api.Error as e:  # the page crashed or went away mid-check
-                report.check(name, "numbers", [f"{name}: the page failed: {reason(e)}"])
+                report.check(name, "run", [f"{name}: the page failed: {reason(e)}"])
                 finished = False
             if not finished:  # a page that hangs on one state would on every other: stop
                 rest = [state[0] for state in states[k + 1:]]

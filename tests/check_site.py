@@ -2,6 +2,7 @@
 and beside it what the check must tell apart from it:
 
 - /tampered/: dist/ with one more script, which alters one number after every drawing;
+- /stuck/: dist/ with one more script, after which the charts never finish drawing;
 - /other-version/: dist/ whose page says it runs another simulator version;
 - /plain.html: a page that loads but is not the widget;
 - /courses/llm-serving/lesson-7.html: a course page that frames the widget as README shows.
@@ -31,6 +32,16 @@ TAMPER = """addEventListener("pdsplit:settled", () => {
 """ % TAMPERED_KEY
 
 
+# A page whose charts never finish: settled() never resolves, as if a worker hung.
+STUCK = """let real;
+Object.defineProperty(window, "pdsplit", {
+  get: () => real,
+  set: (api) => { real = { ...api, settled: () => new Promise(() => {}) }; },
+});
+"""
+SCRIPTS = {"/tampered/": TAMPER, "/stuck/": STUCK}  # a copy of dist/ with one more script
+
+
 def tampered(text):
     """The text the tampered page shows instead of `text`."""
     return re.sub(r"(\d)(\D*)$", lambda m: f"{(int(m[1]) + 1) % 10}{m[2]}", text)
@@ -42,7 +53,7 @@ OTHER_VERSION = "0.0.1-other"
 class Handler(SubPathHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
-        for prefix in ("/tampered/", "/other-version/"):
+        for prefix in (*SCRIPTS, "/other-version/"):
             if path.startswith(prefix):
                 return self.copy(prefix, path[len(prefix):])
         if path == "/plain.html":
@@ -55,12 +66,12 @@ class Handler(SubPathHandler):
         return super().do_GET()
 
     def copy(self, prefix, rest):
-        if rest == "tamper.js" and prefix == "/tampered/":
-            return self.send(TAMPER, "text/javascript")
+        if rest == "more.js" and prefix in SCRIPTS:
+            return self.send(SCRIPTS[prefix], "text/javascript")
         if rest in ("", "index.html"):
             page = (DIST / "index.html").read_text()
-            if prefix == "/tampered/":
-                page = page.replace("</head>", '<script src="tamper.js"></script>\n</head>', 1)
+            if prefix in SCRIPTS:  # a file, not inline: the page's CSP may allow only its own
+                page = page.replace("</head>", '<script src="more.js"></script>\n</head>', 1)
             else:
                 marker = f'"simulator":"{sim.__version__}"'
                 assert marker in page

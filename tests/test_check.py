@@ -137,6 +137,14 @@ def test_a_number_altered_after_it_is_drawn_fails_naming_it(origin):
     assert busy in README  # the README's example is what the check says
 
 
+def test_a_page_that_never_finishes_fails_within_the_timeout(origin):
+    done = run_check(origin + "/stuck/", "--states", "default,busy,portfolio", "--timeout", 20)
+    assert done.returncode == 1, done.stderr[-3000:]
+    failures = [line for line in done.stdout.splitlines() if line.startswith("MISMATCH")]
+    assert failures == ["MISMATCH default: its charts were not all drawn within 20 s",
+                        "MISMATCH not checked, since default did not finish: busy, portfolio"]
+
+
 def test_another_simulator_version_fails(origin):
     done = run_check(origin + "/other-version/", "--states", "default")
     assert done.returncode == 1, done.stderr[-3000:]
