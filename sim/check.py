@@ -35,7 +35,7 @@ from .figures import FIGURES
 from .lab import Lab
 from .page import compare_message, footer
 from .report import METRICS, layouts
-from .settings import CHIPS, FIELDS, Settings
+from .settings import FIELDS, Settings
 from .states import EXPLORER_STATES, STATES
 
 PACKAGE = "pdsplit-sim"  # pyproject.toml's name: pip install 'pdsplit-sim[check]'
@@ -79,8 +79,9 @@ def _number(kind, low, high, words):
 
 
 def _url(text):
-    if not re.match(r"(?i)(https?|file)://", text):
-        raise argparse.ArgumentTypeError(f"must start with http://, https:// or file://; got {text!r}")
+    # A web address: browsers load neither the page's ES modules nor its worker from file://.
+    if not re.match(r"(?i)https?://", text):
+        raise argparse.ArgumentTypeError(f"must start with http:// or https://; got {text!r}")
     return text
 
 
@@ -529,7 +530,7 @@ class Report:
 
 def mismatch_line(state, key, shown, want):
     if shown is None:
-        return f"{state}: {key} is not on screen; a native run gives {want!r}"
+        return f"{state}: {key} is not on the page; a native run gives {want!r}"
     if want is None:
         return f"{state}: {key} shows {shown!r}, a number a native run does not give for this state"
     return f"{state}: {key} shows {shown!r}; a native run gives {want!r}"

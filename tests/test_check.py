@@ -265,7 +265,7 @@ def test_bad_arguments_exit_2(args, says):
 def test_a_url_must_say_its_scheme():
     done = run_check("localhost:8000/pdsplit/")
     assert done.returncode == 2
-    assert "argument URL: must start with http://, https:// or file://; got 'localhost:8000/pdsplit/'" in done.stderr
+    assert "argument URL: must start with http:// or https://; got 'localhost:8000/pdsplit/'" in done.stderr
 
 
 def test_without_playwright_it_says_how_to_get_it(tmp_path):
