@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sim import Lab, Settings, costs
+from sim import Lab, Settings, __version__
 from sim.figures import FIGURES
-from sim.page import Page, compare_message
-from sim.report import HEADLINE, METRICS, ms
+from sim.page import Page, compare_message, footer
+from sim.report import HEADLINE, METRICS
 from sim.settings import schema
 from sim.states import EXPLORER_STATES, STATES
 
@@ -279,19 +279,14 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
-             "pyodide": pyodide, "version": version, "states": states}
+             "pyodide": pyodide, "version": version, "states": states,
+             "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
     for ref in ("style.css", f"vendor/{PLOTLY_CSS}", "favicon.svg", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
         assert f'"{ref}"' in page, ref
         page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
-    constants = {  # the footer's numbers, each marked like every other number on the page
-        "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
-        "costs.step": ms(costs.STEP),
-        "costs.slots": str(costs.SLOTS),
-        "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
-        "defaults.requests": f"{Settings().requests:,}",
-    }
+    constants = footer()  # the footer's numbers, each marked like every other number
     for key, value in {
         "headline": headline,
         "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),

@@ -6,7 +6,11 @@
     (0.135, 0.987)
 """
 
-from .lab import Lab, compare, rate, ratio
-from .settings import Settings
+# The one place the version is written: pyproject.toml reads it, the build bakes it into the
+# page (window.pdsplit.version), and `python -m sim check` compares the two.
+__version__ = "0.1.0"
 
-__all__ = ["Lab", "Settings", "compare", "rate", "ratio"]
+from .lab import Lab, compare, rate, ratio  # noqa: E402
+from .settings import Settings  # noqa: E402
+
+__all__ = ["Lab", "Settings", "__version__", "compare", "rate", "ratio"]

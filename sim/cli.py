@@ -1,9 +1,11 @@
-"""The command line: compare, sweep, crossover and trace, with flags made from the settings."""
+"""The command line: compare, sweep, crossover and trace, with flags made from the settings;
+and check, which checks a deployed copy of the page (sim/check.py)."""
 
 import argparse
 import json
 import sys
 
+from . import check
 from .lab import MAX_POINTS, SWEEPABLE, Lab
 from .report import (METRICS, compare_table, fill, headline, layouts, number, percent,
                      rate_table, ratio_table, setting_line, shown, value)
@@ -86,9 +88,15 @@ def build_parser():
         "rate": "DistServe's rate goodput: the most requests a second per GPU at which at "
                 "least the attainment share of requests is good",
         "ratio": "the split's goodput and rate goodput for every number of readers",
+        "check": "check a deployed copy of the page in a Chromium: its simulator version, every "
+                 "number on screen against a native run, screenshots against a baseline "
+                 f"(needs Playwright: pip install '{check.PACKAGE}[check]')",
     }
     for name, words in commands.items():
         p = sub.add_parser(name, help=words, description=words)
+        if name == "check":  # a deployed page, not settings: its own arguments
+            check.add_arguments(p)
+            continue
         add_settings(p)
         if name != "trace":
             p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -149,12 +157,15 @@ def crossover_text(c):
 
 
 def run(argv, out):
+    """Runs a command; returns its exit status (0, or check's own)."""
     args = build_parser().parse_args(attach_values(argv))
+    if args.command == "check":
+        return check.run(args, out)
     s = settings_from(args)
     lab = Lab()
     if args.command == "trace":
         out.write(lesson(lab, s))
-        return
+        return 0
     if args.command == "compare":
         result = lab.compare(s)
         template, texts = headline(s)
@@ -173,12 +184,12 @@ def run(argv, out):
         result = lab.crossover(s)
         text = f"{setting_line(s)}\n\n{crossover_text(result)}"
     out.write(json.dumps(result, indent=1) + "\n" if args.json else text + "\n")
+    return 0
 
 
 def main(argv=None):
     try:
-        run(sys.argv[1:] if argv is None else argv, sys.stdout)
+        return run(sys.argv[1:] if argv is None else argv, sys.stdout)
     except ValueError as e:
         print(f"python -m sim: error: {e}", file=sys.stderr)
         return 2
-    return 0

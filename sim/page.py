@@ -15,9 +15,10 @@ Bad requests get {"error": "<one clear line>"}; nothing else escapes.
 import json
 from time import perf_counter
 
+from . import costs
 from .figures import FIGURES
 from .lab import Lab
-from .report import headline, shown
+from .report import headline, ms, shown
 from .settings import Settings
 
 # Requests the page's cached runs may hold: enough for every run of the largest figure at
@@ -73,3 +74,15 @@ def compare_message(lab, s):
     result = lab.compare(s)
     template, texts = headline(s)
     return {"result": result, "shown": {**shown(result), **texts}, "headline": template}
+
+
+def footer():
+    """The footer's numbers, keyed as their data-metric attributes: the build writes them
+    into the page, and `python -m sim check` expects them there."""
+    return {
+        "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
+        "costs.step": ms(costs.STEP),
+        "costs.slots": str(costs.SLOTS),
+        "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
+        "defaults.requests": f"{Settings().requests:,}",
+    }

@@ -454,9 +454,11 @@ async function stepped(name) {
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
  *         timings: typeof timings, shown: () => Record<string, string>,
- *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>}}
+ *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
+ *         version: string}}
  */
 window.pdsplit = {
+  version: baked.simulator, // the sim package's version (sim.__version__), for `python -m sim check`
   ready,
   settings: () => ({ ...settings }),
   result: () => structuredClone(onScreen?.result ?? null),
