@@ -359,3 +359,18 @@ def test_readme_ci_recipe_runs_a_check_the_command_accepts():
     upload = recipe.split("if: failure()", 1)[1]
     assert "actions/upload-artifact" in upload
     assert f"{args.screenshots}/" in upload and str(args.junit) in upload
+
+
+def test_the_example_course_page_passes(origin, tmp_path):
+    """dist/embed-example.html, the course page with three live pieces (embed.js, embed mode):
+    --frame checks the piece with figure 3 and only the link slider, where it sits in the prose."""
+    done = run_check(origin + SUBPATH + "embed-example.html", "--frame",
+                     '[data-pdsplit*="show=link"] iframe', "--states", "busy,slow-link",
+                     "--screenshots", tmp_path, "--json")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert [s["name"] for s in report["states"]] == ["busy", "slow-link"]
+    # the piece shows figure 3's caption (its numbers) and no headline
+    for state in report["states"]:
+        assert state["mismatches"] == [] and state["numbers"] >= 3
+    assert all((tmp_path / f"busy-{w}x{h}.png").is_file() for w, h in check.SIZES)
