@@ -80,3 +80,32 @@ def test_layout(browser, site, artifacts, width, height):
         assert page.watch.console_errors() == []
     finally:
         page.context.close()
+
+
+# Each chart is as wide as its box, and its legend above its plot area.
+CHARTS_FIT = """() => Array.from(document.querySelectorAll('.plot'))
+    .filter(plot => !plot.closest('details:not([open])')).every(plot => {
+    const svg = plot.querySelector('svg.main-svg');
+    const legend = plot.querySelector('g.legend');
+    const areas = Array.from(plot.querySelectorAll('.draglayer .nsewdrag'), r => r.getBoundingClientRect().top);
+    return svg && legend && areas.length && Math.abs(svg.getBoundingClientRect().width - plot.clientWidth) <= 1
+        && legend.getBoundingClientRect().bottom <= Math.min(...areas) + 1;
+})"""
+
+
+def test_charts_fit_again_when_the_window_turns(browser, site):
+    """A phone turned or a window resized: each chart takes the new width, and its legend
+    (one row wide, two rows on a phone) stays above the plot (Plotly's own resize left it
+    overlapping the plot once the window widened again)."""
+    page = open_page(browser, site, 1280, 800)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        assert page.evaluate(CHARTS_FIT)
+        for width, height in [(375, 740), (1280, 800), (375, 740)]:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(CHARTS_FIT, timeout=15_000)
+        legends = page.evaluate(LEGENDS)
+        assert len(legends) == 5 and all(bottom <= top + 1 for _, bottom, top in legends)
+        assert page.watch.console_errors() == []
+    finally:
+        page.context.close()

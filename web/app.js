@@ -1,4 +1,5 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
+/* global Plotly */
 // Before Python is ready the page shows the results baked in at build time. The numbers and
 // the two main charts come from one worker (started early by start.js); the lesson's three
 // figures from a second one, alongside, where the device has the cores for it (start.js),
@@ -378,6 +379,21 @@ function redrawCharts() {
     showFigure(document.getElementById(`chart-${name}`), null, reply);
   }
 }
+
+// A chart whose width changed (a phone turned, a window resized) is drawn again from scratch:
+// the legend's place depends on the width (it wraps on a phone).
+/** @type {WeakMap<Element, number>} */ const chartWidths = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  for (const { target, contentRect } of entries) {
+    const before = chartWidths.get(target);
+    chartWidths.set(target, contentRect.width);
+    const reply = figuresOnScreen[target.id.slice("chart-".length)];
+    if (before === undefined || before === contentRect.width || !reply) continue;
+    const chart = /** @type {HTMLElement} */ (target);
+    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, figuresOnScreen[chart.id.slice("chart-".length)]));
+  }
+});
+for (const chart of document.querySelectorAll(".plot")) resized.observe(chart);
 
 matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
   if (view.theme === "auto") redrawCharts();

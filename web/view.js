@@ -3,7 +3,10 @@
 
 /* global Plotly */
 
-const PLOTLY_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
+// Not Plotly's `responsive`: its resize keeps the legend's margin from the old width, so
+// after a phone turns or a window widens the legend overlaps the plot. app.js draws each chart
+// again when its width changes instead.
+const PLOTLY_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false };
 
 /**
  * The colours sim/charts.py draws with, and the page's custom property for each. The figure
