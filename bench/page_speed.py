@@ -31,9 +31,11 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from sim import check  # noqa: E402
+
 DIST = ROOT / "dist"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = ["--headless", *check.CHROMIUM_ARGS]  # the flags `python -m sim check` uses
 SLIDERS = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
 ROUNDS = 10
 DRAGS, DRAG_STOPS = 10, 8

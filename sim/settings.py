@@ -160,17 +160,13 @@ class Settings:
     @classmethod
     def make(cls, **values):
         """Settings from keyword values; refuses unknown names with a clear ValueError."""
-        unknown = sorted(set(values) - set(NAMES))
-        if unknown:
-            raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(NAMES)}")
+        refuse_unknown(values)
         return cls(**values)
 
     def but(self, **values):
         """The same settings with a few changed. Only those are checked (the others were):
         a chart's sweep makes dozens of these for every request of the page."""
-        unknown = sorted(set(values) - set(NAMES))
-        if unknown:
-            raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(NAMES)}")
+        refuse_unknown(values)
         changed = copy(self)
         for name, value in values.items():
             object.__setattr__(changed, name, check(name, value))
@@ -183,6 +179,13 @@ class Settings:
 
 FIELDS = {f.name: f for f in fields(Settings)}
 NAMES = tuple(FIELDS)
+
+
+def refuse_unknown(names):
+    """One clear ValueError for the first name that is not a setting."""
+    unknown = sorted(set(names) - set(NAMES))
+    if unknown:
+        raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(NAMES)}")
 
 
 def describe(name):
@@ -224,8 +227,7 @@ def check(name, value):
 
 def parse(name, text):
     """A field's value from text (CLI, URL), with the same one-line error as `check`."""
-    if name not in FIELDS:
-        raise ValueError(f"unknown setting {name!r}; known: {', '.join(NAMES)}")
+    refuse_unknown([name])
     if FIELDS[name].metadata["choices"]:
         return check(name, text)
     for kind in (int, float):  # "2000" stays an exact int; "2e3" and "0.25" are floats

@@ -15,6 +15,8 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from sim import check
+
 # The same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=explore for fresh ones.
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 hypothesis_settings.register_profile("explore", derandomize=False)
@@ -24,8 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 ARTIFACTS = ROOT / "test-artifacts"
 SUBPATH = "/courses/llm-serving/pdsplit/"  # the page must work from any path
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = ["--headless", *check.CHROMIUM_ARGS]  # the flags `python -m sim check` uses
 BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a loaded machine
 
 

@@ -387,10 +387,11 @@ const resized = new ResizeObserver((entries) => {
   for (const { target, contentRect } of entries) {
     const before = chartWidths.get(target);
     chartWidths.set(target, contentRect.width);
-    const reply = figuresOnScreen[target.id.slice("chart-".length)];
-    if (before === undefined || before === contentRect.width || !reply) continue;
+    const name = target.id.slice("chart-".length);
+    if (before === undefined || before === contentRect.width || !figuresOnScreen[name]) continue;
     const chart = /** @type {HTMLElement} */ (target);
-    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, figuresOnScreen[chart.id.slice("chart-".length)]));
+    // the newest figure once Plotly has fitted the chart to its new width
+    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, figuresOnScreen[name]));
   }
 });
 for (const chart of document.querySelectorAll(".plot")) resized.observe(chart);

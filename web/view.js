@@ -41,14 +41,32 @@ function resolved(property) {
   return getComputedStyle(probe).color;
 }
 
+/** @type {{key: string, colours: Record<string, string>}|null} */ let lastColours = null;
+
+/**
+ * CHART_COLOURS as the theme now resolves them. Each resolution forces a style recalculation,
+ * so they are worked out again only when what decides them changes: the reader's preference,
+ * ?theme= (data-theme) or an author's colours (the root's inline style).
+ * @returns {Record<string, string>}
+ */
+function chartColours() {
+  const root = document.documentElement;
+  const key = [matchMedia("(prefers-color-scheme: dark)").matches, root.dataset.theme, root.getAttribute("style")].join("|");
+  if (lastColours?.key !== key) {
+    /** @type {Record<string, string>} */ const colours = {};
+    for (const [python, property] of Object.entries(CHART_COLOURS)) colours[python] = resolved(property);
+    lastColours = { key, colours };
+  }
+  return lastColours.colours;
+}
+
 /**
  * A figure dict in the page's colours: every colour Python gave (under a key ending in
  * "color", alone or in a list) that is one of CHART_COLOURS becomes that property's colour.
  * @param {any} figure @returns {any}
  */
 export function themed(figure) {
-  /** @type {Record<string, string>} */ const colours = {};
-  for (const [python, property] of Object.entries(CHART_COLOURS)) colours[python] = resolved(property);
+  const colours = chartColours();
   const swap = (/** @type {any} */ value) => (typeof value === "string" && value in colours ? colours[value] : value);
   const walk = (/** @type {any} */ node) => {
     if (Array.isArray(node)) node.forEach(walk);
