@@ -31,10 +31,15 @@ def test_the_example_course_page_under_the_strict_csp(browser, strict_site, widt
     page.set_default_timeout(BOOT_TIMEOUT)
     try:
         page.goto(strict_site.url + "embed-example.html")
-        page.wait_for_function("document.querySelectorAll('iframe.pdsplit-frame').length === 3")
-        # Lazy: a piece more than 600 px below the screen has no page yet (so no Python).
-        far = page.evaluate("""() => Array.from(document.querySelectorAll('iframe.pdsplit-frame'),
-            f => [f.getBoundingClientRect().top > innerHeight + 600, f.getAttribute('src')])""")
+        # Lazy: a piece more than 600 px below the screen has no page yet (so no Python). The
+        # observer reports after the frames are made, so wait (in one look at the page, so
+        # that where a frame is and whether it has a page are seen together) until every
+        # near piece has its page; the far one must still have none.
+        far = page.wait_for_function("""() => {
+            const frames = Array.from(document.querySelectorAll('iframe.pdsplit-frame'));
+            const seen = frames.map(f => [f.getBoundingClientRect().top > innerHeight + 600, f.getAttribute('src')]);
+            return frames.length === 3 && seen.every(([isFar, src]) => isFar || src !== null) && seen;
+        }""").json_value()
         assert any(is_far for is_far, _ in far), "the example should have a piece below the fold"
         for is_far, src in far:
             assert src is None if is_far else src is not None
