@@ -17,11 +17,13 @@ it a whole list at once.
 from bisect import bisect_right, insort
 from heapq import heappop, heappush
 from itertools import repeat
+from operator import itemgetter
 from math import ceil, floor, inf
 
 from .costs import CHIPS, EPS, SLOTS
 
 A100 = CHIPS["A100"]
+END = ((inf, 1, 0),)  # what a loop is sent last: no job arrives at that time
 
 
 class Served:
@@ -99,12 +101,11 @@ def loop(chip=A100, slots=SLOTS, record=False):
     marks = [(0, 0.0)] if record else None
     mark_clocks = [0.0]
     words = 0
-    i = 0
-    tail = False  # the last job's step is still to be decided
+    i = 0  # jobs taken so far; after the first, the last one's step is still to be decided
+    p = 0  # prompt tokens the last job taken read
     # Bound once: the loop below runs once per job, and these are most of its work.
     push = insort if counting else heappush  # `ending` stays sorted when counting
     first_add, first_gaps_add = first.append, first_gaps.append
-    max_gap_add, since_add = max_gap.append, since.append
     last_step_add, batch_add = last_step.append, batch.append
 
     message = yield
@@ -134,52 +135,59 @@ def loop(chip=A100, slots=SLOTS, record=False):
                 until = single[k]
             message = yield i - done - k, until
             continue
-        for job in message if message.__class__ is list else (message,):
-            if tail:  # the job before: is the next one already there, with a slot free?
+        if message is None:  # the end: only the last job's tail is left to decide
+            jobs = END
+        else:
+            jobs = message if message.__class__ is list else (message,)
+            # set as each job's first step closes; 0 for one-word replies
+            max_gap += repeat(0.0, len(jobs))
+            since += repeat(0, len(jobs))
+            words += sum(map(itemgetter(1), jobs))  # integers, so the order does not matter
+        for a, r, q in jobs:
+            if i:  # the job before: is this one already there, with a slot free?
                 # Taken too before anyone writes, unless it needs a read and the one before
                 # did not: a round either reads one prompt, or takes the jobs that arrived
                 # with nothing to read and then writes one step (spec, "One GPU serving").
-                if job is not None and job[0] <= clock + EPS and len(ending) < slots \
-                        and (p or not job[2]):
+                if a <= clock + EPS and len(ending) < slots and (p or not q):
                     pending = True
                 else:
                     pending = False
                     if ending:  # the step that closes a batch: the only one whose gaps are irregular
                         after = clock + step
+                        steps += 1
                         if writing and clock != batch_clock:  # reads sat inside their gap
-                            g = after - batch_clock
-                            burst_gaps.append(g)
-                            burst_steps.append(steps + 1)
+                            burst_gaps.append(after - batch_clock)
+                            burst_steps.append(steps)
                             burst_counts.append(writing)
                         mark = len(burst_gaps)
                         for j in batch:
                             g = after - first[j]
                             first_gaps_add(g)
                             # Its later gaps are one step each, or longer across a burst of reads.
-                            max_gap[j] = g if g > step or last_step[j] == steps + 1 else step
+                            max_gap[j] = g if g > step or last_step[j] == steps else step
                             since[j] = mark
                         clock = after
-                        steps += 1
-                        while ending and ending[0] == steps:
-                            if counting:
+                        if counting:
+                            while ending and ending[0] == steps:
                                 ended.append(ending.pop(0))
-                            else:
+                        else:
+                            while ending and ending[0] == steps:
                                 heappop(ending)
                         batch.clear()
-            if job is None:  # the end: the last job's tail is decided
+            if a == inf:  # the end (END): the last job's tail is decided
                 break
-            a, r, p = job
             if not pending:  # move the GPU on to the moment it takes job i
                 if ending:
                     if a > clock + EPS:  # write until the first step that ends at or after a
                         need = ceil((a - EPS - clock) / step)
                         target = steps + need
                         last = steps
-                        while ending and ending[0] <= target:
-                            if counting:
+                        if counting:
+                            while ending and ending[0] <= target:
                                 last = ending.pop(0)
                                 ended.append(last)
-                            else:
+                        else:
+                            while ending and ending[0] <= target:
                                 last = heappop(ending)
                         if ending or last == target:
                             clock += need * step
@@ -194,10 +202,11 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         kf = ending[0]
                         clock += (kf - steps) * step
                         steps = kf
-                        while ending and ending[0] == kf:
-                            if counting:
+                        if counting:
+                            while ending and ending[0] == kf:
                                 ended.append(ending.pop(0))
-                            else:
+                        else:
+                            while ending and ending[0] == kf:
                                 heappop(ending)
                 elif a > clock + EPS:
                     clock = a
@@ -206,6 +215,7 @@ def loop(chip=A100, slots=SLOTS, record=False):
                         mark_clocks.append(clock)
                 batch_clock = clock
                 writing = len(ending)
+            p = q
             if p:
                 clock += p * read_cost
                 first_add(clock)
@@ -214,19 +224,16 @@ def loop(chip=A100, slots=SLOTS, record=False):
                     mark_clocks.append(clock)
             else:
                 first_add(a)
-            words += r
-            max_gap_add(0.0)
-            since_add(0)
             if r > 1:
-                last_step_add(steps + r - 1)
+                last = steps + r - 1
+                last_step_add(last)
                 batch_add(i)
-                push(ending, steps + r - 1)
+                push(ending, last)
             else:
                 last_step_add(0)
                 if counting:
                     single.append(first[i])
             i += 1
-            tail = True
         if message is None:
             break
         message = yield
