@@ -5,7 +5,8 @@ GPUs 0 .. readers-1 are of kind reader_gpu, the others of kind writer_gpu, in ev
 the layouts use the same machines, differently.
 """
 
-from operator import sub
+from itertools import islice, repeat
+from operator import le, sub
 
 from . import chunked as chunked_gpu
 from . import gpu
@@ -63,8 +64,8 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
     run = Run()
     for loop, given in zip(loops, assign(routing, loops, reach, jobs)):
         served = gpu.finish(loop)
-        requests = given if order is None else [order[k] for k in given]
-        run.add(served, [arrivals[i] for i in requests])
+        requests = given if order is None else list(map(order.__getitem__, given))
+        run.add(served, list(map(arrivals.__getitem__, requests)))
         if record:
             run.gpus.append((served, requests))
     return run
@@ -86,14 +87,21 @@ def chunked(work, s):
 
 
 def writer_jobs(work, s):
-    """The split's writing pool's jobs in the order they reach it: their request indices,
-    the times they reach it, and each job (reach time, reply, prompt tokens a writer reads:
-    0 unless the request is read locally)."""
+    """The split's writing pool's jobs in the order they reach it: their request indices
+    (None when that is arrival order), the times they reach it, and each job (reach time,
+    reply, prompt tokens a writer reads: 0 unless the request is read locally)."""
     reach, local = hand_over(work, s)
-    order = sorted(range(len(reach)), key=reach.__getitem__)  # stable: ties keep arrival order
-    reached = [reach[i] for i in order]
-    jobs = [(reach[i], work.replies[i], work.prompts[i] if local[i] else 0) for i in order]
-    return order, reached, jobs
+    if all(map(le, reach, islice(reach, 1, None))):  # in arrival order already (often)
+        order, reached, replies = None, reach, work.replies
+    else:
+        order = sorted(range(len(reach)), key=reach.__getitem__)  # stable: ties keep arrival order
+        reached = list(map(reach.__getitem__, order))
+        replies = map(work.replies.__getitem__, order)
+    if any(local):
+        reads = [work.prompts[i] if local[i] else 0 for i in (range(len(reach)) if order is None else order)]
+    else:  # (the lesson's: every prompt read by a reader)
+        reads = repeat(0)
+    return order, reached, list(zip(reached, replies, reads))
 
 
 def split(work, s, record=False):

@@ -8,6 +8,8 @@ of the crossing hides behind the read. Prompts shorter than `local_below` skip a
 a writer reads them itself (Dynamo's rule of disaggregating only long prompts).
 """
 
+from operator import add
+
 from .costs import CACHE_PER_TOKEN, CHIPS, LAYERS
 
 
@@ -15,13 +17,23 @@ def reads(work, s):
     """The reader pool: when each request's read starts and ends (None for a local one). One
     queue in arrival order; each prompt goes to the reader that can start it earliest, the
     lowest index on equal starts, and is read whole."""
-    read_cost = CHIPS[s.reader_gpu].read_cost
-    free = [0.0] * s.readers  # when each reader is next free
-    others = range(1, s.readers) if s.readers > 1 else ()  # (the lesson has one reader)
+    took = per_prompt(work.prompts, lambda p: p * CHIPS[s.reader_gpu].read_cost)
     local_below = s.local_below
+    if s.readers == 1 and not local_below:  # the lesson's: one reader reads every prompt
+        starts, ends = [], []
+        start_at, end_at = starts.append, ends.append
+        end = 0.0
+        for a, d in zip(work.arrivals, took):
+            start = end if end > a else a
+            start_at(start)
+            end = start + d
+            end_at(end)
+        return starts, ends
+    free = [0.0] * s.readers  # when each reader is next free
+    others = range(1, s.readers)
     starts, ends = [], []
     start_at, end_at = starts.append, ends.append
-    for a, p in zip(work.arrivals, work.prompts):
+    for a, p, d in zip(work.arrivals, work.prompts, took):
         if p < local_below:
             start_at(None)
             end_at(None)
@@ -31,10 +43,15 @@ def reads(work, s):
             begin = free[k] if free[k] > a else a
             if begin < start:
                 r, start = k, begin
-        free[r] = end = start + p * read_cost
+        free[r] = end = start + d
         start_at(start)
         end_at(end)
     return starts, ends
+
+
+def per_prompt(prompts, cost):
+    """cost(p) of every prompt, worked out once for each length (a workload has three)."""
+    return list(map({p: cost(p) for p in set(prompts)}.__getitem__, prompts))
 
 
 def hand_over(work, s):
@@ -43,11 +60,11 @@ def hand_over(work, s):
     read_cost = CHIPS[s.reader_gpu].read_cost
     bytes_per_second = s.link * 1e9
     starts, ends = reads(work, s)
-    local = [end is None for end in ends]
     # the crossing time of each cache; local requests reach the writers as they arrive
-    crossing = [p * CACHE_PER_TOKEN / bytes_per_second for p in work.prompts]
+    crossing = per_prompt(work.prompts, lambda p: p * CACHE_PER_TOKEN / bytes_per_second)
     if s.link_sharing == "free" and not s.layerwise and s.local_below == 0:  # the lesson's
-        return [end + c for end, c in zip(ends, crossing)], local
+        return list(map(add, ends, crossing)), [False] * len(ends)
+    local = [end is None for end in ends]
     reach = list(work.arrivals)
     queue = []  # (ready to cross, request) on a queued link
     for i, (p, start, end) in enumerate(zip(work.prompts, starts, ends)):
