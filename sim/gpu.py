@@ -117,9 +117,10 @@ def loop(chip=A100, slots=SLOTS, record=False):
             # step at a time, at least until then: no job that comes later arrives before.
             m = bisect_right(mark_clocks, t) - 1  # the clock last moved other than by steps
             at_step, at_clock = marks[m]
-            done_steps = at_step + max(0, floor((t - at_clock) / step))
-            if m + 1 < len(marks):  # ... and then moved again: no steps in between
-                done_steps = min(done_steps, marks[m + 1][0])
+            done_steps = floor((t - at_clock) / step)
+            done_steps = at_step + done_steps if done_steps > 0 else at_step
+            if m + 1 < len(marks) and marks[m + 1][0] < done_steps:  # ... and then moved
+                done_steps = marks[m + 1][0]  # again: no steps in between
             if steps < done_steps:  # steps still to come end by then (`ending` is sorted)
                 waiting = bisect_right(ending, done_steps)
                 done = len(ended) + waiting
@@ -137,12 +138,17 @@ def loop(chip=A100, slots=SLOTS, record=False):
             continue
         if message is None:  # the end: only the last job's tail is left to decide
             jobs = END
-        else:
-            jobs = message if message.__class__ is list else (message,)
+        elif message.__class__ is list:  # all of them at once (alternate routing)
+            jobs = message
             # set as each job's first step closes; 0 for one-word replies
             max_gap += repeat(0.0, len(jobs))
             since += repeat(0, len(jobs))
             words += sum(map(itemgetter(1), jobs))  # integers, so the order does not matter
+        else:  # one job (a router that counts)
+            jobs = (message,)
+            max_gap.append(0.0)
+            since.append(0)
+            words += message[1]
         for a, r, q in jobs:
             if i:  # the job before: is this one already there, with a slot free?
                 # Taken too before anyone writes, unless it needs a read and the one before
