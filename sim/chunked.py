@@ -39,7 +39,8 @@ class ChunkedGpu:
         self.finished = []  # time of each last word, in order (for least-loaded routing)
         self.gap_values, self.gap_counts = [], []  # gaps longer than one step: (value, count)
         # runs of steps longer than one writing step, for each reply's largest gap
-        self.long_from, self.long_to, self.long_gap = [], [], []
+        # (their lengths are gap_values)
+        self.long_from, self.long_to = [], []
 
     def take(self, a, r, p):
         """A job arrives at a with an r-word reply and a p-token prompt."""
@@ -61,15 +62,19 @@ class ChunkedGpu:
         reply's last word (at least one step after its read begins) sooner; a last word
         already made after t (in the step in progress at t) comes first."""
         self.advance(t)
+        replies = self.replies
         later = self.ending[0] - self.steps if self.ending else inf
         for j in self.waiting:
-            later = min(later, self.replies[j])
+            if replies[j] < later:
+                later = replies[j]
         for j, _ in self.reading:
-            later = min(later, self.replies[j])
-        done = bisect_right(self.finished, t)
+            if replies[j] < later:
+                later = replies[j]
+        finished = self.finished
+        done = bisect_right(finished, t)
         until = self.clock + later * self.step
-        if done < len(self.finished):
-            until = min(until, self.finished[done])
+        if done < len(finished) and finished[done] < until:
+            until = finished[done]
         return len(self.arrivals) - done, until
 
     def advance(self, until):
@@ -79,6 +84,7 @@ class ChunkedGpu:
         arrivals, replies, prompts = self.arrivals, self.replies, self.prompts
         reading, waiting, ending, finished = self.reading, self.waiting, self.ending, self.finished
         clock, steps, read_left = self.clock, self.steps, self.read_left
+        stop = until - EPS  # a step that begins after this begins at `until`, as far as floats tell
         while True:
             # Arrived prompts start being read, in order, while a slot is free.
             while waiting and arrivals[waiting[0]] <= clock + EPS \
@@ -91,7 +97,7 @@ class ChunkedGpu:
                     clock = arrivals[waiting[0]]  # (it is more than EPS away)
                     continue
                 break
-            if clock >= until - EPS:  # the next step begins at `until`, as far as floats tell
+            if clock >= stop:
                 break
             writing = len(ending)
             tokens = chunk if read_left > chunk else read_left
@@ -100,7 +106,7 @@ class ChunkedGpu:
                 d = step
             # How many steps just like this one: until `until`, a reply's end, the step
             # that reads the first prompt to its end, or an arrival that can start.
-            m = ceil((until - EPS - clock) / d) if until < inf else inf
+            m = ceil((stop - clock) / d) if until < inf else inf
             if ending and ending[0] - steps < m:
                 m = ending[0] - steps
             if reading:
@@ -108,14 +114,15 @@ class ChunkedGpu:
                 if unread < m:
                     m = unread
             if waiting and len(reading) + writing < slots:
-                m = min(m, max(1, ceil((arrivals[waiting[0]] - EPS - clock) / d)))
+                wait = ceil((arrivals[waiting[0]] - EPS - clock) / d)
+                if wait < m:
+                    m = wait if wait > 1 else 1
             # m steps of d seconds, each reading `tokens` and writing `writing` replies
             if writing and d != step:  # gaps of one step are counted from the words
                 self.gap_values.append(d)
                 self.gap_counts.append(writing * m)
                 self.long_from.append(steps + 1)
                 self.long_to.append(steps + m)
-                self.long_gap.append(d)
             clock += m * d
             steps += m
             if tokens:
@@ -152,11 +159,10 @@ class ChunkedGpu:
             if not last:
                 max_gap.append(0.0)
                 continue
-            g = self.step  # its largest gap: the longest step among those that wrote it
-            for k in range(bisect_left(self.long_to, s0 + 1), bisect_right(self.long_from, last)):
-                if self.long_gap[k] > g:
-                    g = self.long_gap[k]
-            max_gap.append(g)
+            # its largest gap: the longest step among those that wrote it
+            lo, hi = bisect_left(self.long_to, s0 + 1), bisect_right(self.long_from, last)
+            g = max(self.gap_values[lo:hi]) if lo < hi else 0.0
+            max_gap.append(g if g > self.step else self.step)
         words = 0
         for r in self.replies:
             words += r
