@@ -20,6 +20,7 @@ const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
+const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "rate", "ratio", "footer"];
 
@@ -235,16 +236,13 @@ function compute() {
   drawn = { baked: new Set(), python: new Set() };
   current?.settled.reject(new Error("superseded by newer settings"));
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
-  current = {
-    numbers: numbersLane.want(new Job({ ...settings }, key, mainCharts())),
-    figures: figuresLane.want(new Job({ ...settings }, key, lane, false)),
-    lane,
-    held: [],
-    mainDone: false,
-    mainDrawn: deferred(),
-    settled: deferred(),
-  };
-  return current.numbers;
+  const numbers = new Job({ ...settings }, key, mainCharts());
+  const figures = new Job({ ...settings }, key, lane, false);
+  // `current` first: the figures' lane asks it whether the main charts are drawn yet
+  current = { numbers, figures, lane, held: [], mainDone: false, mainDrawn: deferred(), settled: deferred() };
+  numbersLane.want(numbers);
+  figuresLane.want(figures);
+  return numbers;
 }
 
 /** The main charts are drawn (or will not be): the figures held for them follow, one a task. */
@@ -253,6 +251,25 @@ function drawHeld() {
   work.mainDone = true;
   work.mainDrawn.resolve(undefined);
   for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
+}
+
+/** @type {ReturnType<typeof setTimeout>|null} */ let dimming = null;
+
+/**
+ * Dim the numbers and the charts that are still for earlier settings 0.25 s after a change,
+ * if they are by then. Not by a class set at once with a delayed transition: a class set on a
+ * chart (thousands of SVG nodes) at every key makes the browser paint it again, in the frame
+ * that the reply with the new numbers then waits for.
+ */
+function dimIfSlow() {
+  if (dimming !== null) return; // a change less than 0.25 s ago: its timer looks then
+  dimming = setTimeout(() => {
+    dimming = null;
+    if (onScreen?.key !== table.key(settings)) $("results").classList.add("pending");
+    for (const name of [...mainCharts(), ...laneFigures()]) {
+      if (!drawn.python.has(name) && !drawn.baked.has(name)) document.getElementById(`chart-${name}`)?.classList.add("pending");
+    }
+  }, DIM_AFTER);
 }
 
 /** The numbers on screen are not for the current settings: say so by their look. */
@@ -329,9 +346,8 @@ function change(next, notices = []) {
   const search = params.toString();
   history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
   drawControls();
-  for (const name of [...mainCharts(), ...laneFigures()]) document.getElementById(`chart-${name}`)?.classList.add("pending"); // until redrawn
-  $("results").classList.add("pending"); // dims if the numbers take a while
   const job = compute();
+  dimIfSlow();
   if (gaveUp) showGaveUp();
   else if (!pythonReady && !drawBaked()) {
     document.body.classList.add("stale");

@@ -65,17 +65,23 @@ export function choiceRow(f, set) {
  * @param {number} [top]  the highest stop the slider may reach now (readers: gpus - 1)
  */
 export function showControl(table, f, value, top) {
+  // Only what differs is written: every control is shown again at every change, and a
+  // write, even of the same text, makes the browser lay out and paint it again, in the
+  // frame that the new numbers then wait for.
   const select = /** @type {HTMLSelectElement|null} */ (document.getElementById(`choice-${f.name}`));
   if (select) {
-    select.value = String(value);
+    if (select.value !== String(value)) select.value = String(value);
     return;
   }
   const slider = /** @type {HTMLInputElement} */ (document.getElementById(`slider-${f.name}`));
-  if (top !== undefined) slider.max = String(table.sliderIndex(f.name, top));
-  slider.value = String(table.sliderIndex(f.name, Number(value)));
+  const max = top === undefined ? slider.max : String(table.sliderIndex(f.name, top));
+  if (slider.max !== max) slider.max = max;
+  const index = String(table.sliderIndex(f.name, Number(value)));
+  if (slider.value !== index) slider.value = index;
   const text = table.show(f.name, value);
-  slider.setAttribute("aria-valuetext", text);
-  /** @type {HTMLElement} */ (document.getElementById(`value-${f.name}`)).textContent = text;
+  if (slider.getAttribute("aria-valuetext") !== text) slider.setAttribute("aria-valuetext", text);
+  const shown = /** @type {HTMLElement} */ (document.getElementById(`value-${f.name}`));
+  if (shown.textContent !== text) shown.textContent = text;
 }
 
 /**
