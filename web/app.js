@@ -340,13 +340,13 @@ function drawControls() {
 function change(next, notices = []) {
   const fitted = table.fit(next); // readers stay below gpus, on screen too
   settings = fitted.settings;
+  const job = compute(); // first: the worker computes while this thread shows the change
   showNotices($("notices"), [...viewNotices, ...notices, ...(fitted.notice ? [fitted.notice] : [])]);
   const params = new URLSearchParams(table.toQuery(settings));
   for (const [name, value] of viewQuery) params.set(name, value);
   const search = params.toString();
   history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
   drawControls();
-  const job = compute();
   dimIfSlow();
   if (gaveUp) showGaveUp();
   else if (!pythonReady && !drawBaked()) {
