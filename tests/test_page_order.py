@@ -1,0 +1,65 @@
+"""What a change asks of the page's one worker, in which order, and what it dims: the
+numbers first, then the two main charts, and only then the other figures (which would
+otherwise slow the main charts); nothing is dimmed at the change itself, and what is still
+stale a while later is."""
+
+import pytest
+
+from conftest import open_page
+
+# Every request the page sends to a worker, in order: [type, figure name or null].
+REQUESTS = """
+    window.__requests = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+        window.__requests.push([message?.type, message?.name ?? null]);
+        return post.call(this, message, ...rest);
+    };
+"""
+MAIN = {"goodput", "gap"}
+
+
+@pytest.fixture(scope="module")
+def one_worker(browser, site):
+    """A booted page on a device of two cores: one worker computes everything."""
+    page = open_page(browser, site, ready=False, cores=2)
+    page.context.add_init_script(REQUESTS)
+    page.reload()
+    page.evaluate("window.pdsplit.ready")
+    page.evaluate("window.pdsplit.settled()")
+    assert list(page.evaluate("window.pdsplit.memory()")) == ["numbers"]
+    yield page
+    page.context.close()
+
+
+@pytest.mark.parametrize("change", [{"prompt": 2400}, {"reply": 250}, {"link": 10}])
+def test_the_numbers_then_the_main_charts_then_the_figures(one_worker, change):
+    page = one_worker
+    page.evaluate("window.__requests.length = 0")
+    page.evaluate("s => window.pdsplit.set(s)", change)
+    page.evaluate("window.pdsplit.settled()")
+    asked = [tuple(r) for r in page.evaluate("window.__requests") if r[0] in ("compare", "figure")]
+    assert asked[0] == ("compare", None)
+    figures = [name for kind, name in asked[1:]]
+    assert "compare" not in [kind for kind, _ in asked[1:]]
+    last_main = max(i for i, name in enumerate(figures) if name in MAIN)
+    first_other = min(i for i, name in enumerate(figures) if name not in MAIN)
+    assert last_main < first_other, figures
+    assert {"stall", "link", "prompt"} <= set(figures)
+
+
+def test_nothing_dims_at_a_change_and_what_is_slow_dims_later(one_worker):
+    page = one_worker
+    # In the same task as the change, before any reply: nothing is dimmed yet.
+    dimmed = page.evaluate("""() => {
+        window.pdsplit.set({requests: 6000, seed: 4242});
+        return Array.from(document.querySelectorAll('.pending'), e => e.id);
+    }""")
+    assert dimmed == []
+    # 6,000 requests: the main charts take seconds, so after 0.25 s they are dimmed ...
+    page.wait_for_function("document.getElementById('chart-goodput').classList.contains('pending')")
+    # ... until they are drawn for these settings; once settled nothing is dimmed.
+    page.evaluate("window.pdsplit.settled()")
+    assert page.evaluate("Array.from(document.querySelectorAll('.pending'), e => e.id)") == []
+    page.evaluate("window.pdsplit.set({requests: 600, seed: 7})")
+    page.evaluate("window.pdsplit.settled()")
