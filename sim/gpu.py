@@ -17,8 +17,8 @@ it a whole list at once.
 from bisect import bisect_right, insort
 from heapq import heappop, heappush
 from itertools import repeat
-from operator import itemgetter
 from math import ceil, floor, inf
+from operator import itemgetter
 
 from .costs import CHIPS, EPS, SLOTS
 

@@ -98,7 +98,8 @@ def writer_jobs(work, s):
         reached = list(map(reach.__getitem__, order))
         replies = map(work.replies.__getitem__, order)
     if any(local):
-        reads = [work.prompts[i] if local[i] else 0 for i in (range(len(reach)) if order is None else order)]
+        taken = range(len(reach)) if order is None else order
+        reads = [work.prompts[i] if local[i] else 0 for i in taken]
     else:  # (the lesson's: every prompt read by a reader)
         reads = repeat(0)
     return order, reached, list(zip(reached, replies, reads))
