@@ -13,6 +13,7 @@ Bad requests get {"error": "<one clear line>"}; nothing else escapes.
 """
 
 import json
+from collections import OrderedDict
 from time import perf_counter
 
 from . import costs
@@ -31,6 +32,9 @@ SLICE = 0.010  # seconds of simulation per figure request, so a new setting wait
 class Page:
     def __init__(self):
         self.lab = Lab(budget=BUDGET)
+        # The pieces of the figures asked for lately, by (name, settings): a figure is asked
+        # for again and again, a slice at a time, and listing its pieces is not free.
+        self._pieces = OrderedDict()
 
     def handle(self, text):
         try:
@@ -57,7 +61,10 @@ class Page:
         if name not in FIGURES:
             raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
         figure = FIGURES[name]
-        pieces = figure.needs(self.lab, s)
+        pieces = self._pieces.pop((name, s), None) or figure.needs(self.lab, s)
+        self._pieces[name, s] = pieces
+        while len(self._pieces) > len(FIGURES):
+            self._pieces.popitem(last=False)
         if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
             raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
         began = perf_counter()
