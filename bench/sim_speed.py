@@ -2,10 +2,10 @@
 
 Each repeat draws fresh, distinct settings (a new seed too, so nothing is cached), times
 the oracle and the engine on them back to back (three times each, alternately, keeping each
-side's fastest), and keeps the ratio; the speed-up printed is the median of those ratios: on the lesson's settings, and on the explorer's
-(chunked reading, four GPUs, least-loaded routing). Then the time of one compare at 600,
-6,000 and 60,000 requests, of a 20-point sweep over requests a second, of sim.rate at the
-defaults and of sim.ratio for 8 GPUs.
+side's fastest), and keeps the ratio; the speed-up printed is the median of those ratios:
+on the lesson's settings, and on the explorer's (chunked reading, four GPUs, least-loaded
+routing). Then the time of one compare at 600, 6,000 and 60,000 requests, of a 20-point
+sweep over requests a second, of sim.rate at the defaults and of sim.ratio for 8 GPUs.
 """
 
 import random

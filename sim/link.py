@@ -19,16 +19,6 @@ def reads(work, s):
     lowest index on equal starts, and is read whole."""
     took = per_prompt(work.prompts, lambda p: p * CHIPS[s.reader_gpu].read_cost)
     local_below = s.local_below
-    if s.readers == 1 and not local_below:  # the lesson's: one reader reads every prompt
-        starts, ends = [], []
-        start_at, end_at = starts.append, ends.append
-        end = 0.0
-        for a, d in zip(work.arrivals, took):
-            start = end if end > a else a
-            start_at(start)
-            end = start + d
-            end_at(end)
-        return starts, ends
     free = [0.0] * s.readers  # when each reader is next free
     others = range(1, s.readers)
     starts, ends = [], []

@@ -87,12 +87,14 @@ class Watch:
         return [text for kind, text in self.console if kind == "error"] + self.errors
 
 
-def open_page(browser, url, width=1280, height=800, ready=True, cores=None):
+def open_page(browser, url, width=1280, height=800, ready=True, cores=None, script=None):
     """A page in a fresh context; `cores` is what navigator.hardwareConcurrency says (from 4
-    up the page runs a second worker for the figures)."""
+    up the page runs a second worker for the figures); `script` runs in it before the page's."""
     context = browser.new_context(viewport={"width": width, "height": height})
     if cores:
         context.add_init_script(f"Object.defineProperty(navigator, 'hardwareConcurrency', {{get: () => {cores}}});")
+    if script:
+        context.add_init_script(script)
     page = context.new_page()
     page.watch = Watch(context, page)
     page.set_default_timeout(BOOT_TIMEOUT)

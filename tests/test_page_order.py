@@ -22,10 +22,7 @@ MAIN = {"goodput", "gap"}
 @pytest.fixture(scope="module")
 def one_worker(browser, site):
     """A booted page on a device of two cores: one worker computes everything."""
-    page = open_page(browser, site, ready=False, cores=2)
-    page.context.add_init_script(REQUESTS)
-    page.reload()
-    page.evaluate("window.pdsplit.ready")
+    page = open_page(browser, site, cores=2, script=REQUESTS)
     page.evaluate("window.pdsplit.settled()")
     assert list(page.evaluate("window.pdsplit.memory()")) == ["numbers"]
     yield page

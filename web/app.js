@@ -1,9 +1,11 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
-/* global Plotly */
 // Before Python is ready the page shows the results baked in at build time. The numbers and
 // the two main charts come from one worker (started early by start.js); the lesson's three
 // figures from a second one, alongside, where the device has the cores for it (start.js),
 // else from the same one, once the main charts are drawn.
+
+/* global Plotly */
+
 import { SettingsTable, VIEW, readView } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
