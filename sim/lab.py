@@ -23,6 +23,7 @@ class Lab:
         self._draws = OrderedDict()  # (seed, requests) -> Draws
         self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
         self._held = 0  # requests held by the cached runs
+        self._workload = (None, None)  # the last setting's requests: its layouts share them
         self._found = OrderedDict()  # (finding, settings it depends on) -> crossover, rates ...
         self._underway = OrderedDict()  # the same -> a finding's steps under way
 
@@ -52,7 +53,11 @@ class Lab:
         return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s), s.requests)
 
     def workload(self, s):
-        return Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
+        """The requests for settings s, made once for all the layouts that need them."""
+        key = tuple(getattr(s, name) for name in WORKLOAD)
+        if self._workload[0] != key:
+            self._workload = (key, Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
+        return self._workload[1]
 
     def runs(self, s):
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
