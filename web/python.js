@@ -133,7 +133,7 @@ export class Python {
     this.answered = false;
     /** @type {string|null} */ this.gaveUp = null;
     /** @type {string|null} */ this.lostBecause = null;
-    /** @type {PythonWorker} */ this.worker = this.start();
+    /** @type {PythonWorker} */ this.worker = this.start(first);
     /** @type {Promise<BootInfo>} */ this.booted = this.boot(this.worker, first);
     this.booted.catch(() => {}); // callers see it through ready() and call()
   }
@@ -150,14 +150,24 @@ export class Python {
     else if (this.lastReady) watchers.ready?.(...this.lastReady);
   }
 
-  start() {
-    const worker = new PythonWorker(this.url, (reason) => this.failed(worker, reason));
+  /**
+   * A new worker. Unless it is to wait for another worker's snapshot and wasm, it boots as
+   * soon as it starts (?boot=now), not when the boot request reaches it (see worker.js).
+   * @param {BootRequest} request  the boot request it will be sent
+   */
+  start(request) {
+    const url = new URL(this.url);
+    if (!request.snapshot && !request.wasm) {
+      url.searchParams.set("boot", "now");
+      if (request.keep) url.searchParams.set("keep", "1");
+    }
+    const worker = new PythonWorker(url, (reason) => this.failed(worker, reason));
     this.answered = false;
     return worker;
   }
 
   /** @param {PythonWorker} worker @param {BootRequest} [request] @returns {Promise<BootInfo>} */
-  async boot(worker, request = { keep: this.keep }) {
+  async boot(worker, request) {
     // A worker whose thread is held (stuck) or that closed itself answers nothing at all.
     const alive = setInterval(() => worker.call("alive", {}, DEADLINES.alive).catch(() => {}), ALIVE_EVERY);
     try {
@@ -191,8 +201,9 @@ export class Python {
     }
     this.lostBecause = reason;
     this.watchers.lost?.(reason);
-    this.worker = this.start();
-    this.booted = this.boot(this.worker);
+    const request = { keep: this.keep };
+    this.worker = this.start(request);
+    this.booted = this.boot(this.worker, request);
     this.booted.catch(() => {}); // callers see it through call()
   }
 

@@ -4,11 +4,16 @@
 // fails for any reason, it boots plainly instead: Pyodide, then micropip installs the wheel
 // given as ?wheel=. Then each message goes to sim.page.Page.handle (JSON in, JSON out).
 //
+// With ?boot=now it boots as soon as it starts (and keeps what `keep` keeps, with ?keep=1):
+// a message to a worker that has just started waits until the page's main thread, busy
+// with its own start, gets round to passing it on (up to 0.3 s, measured here).
+//
 // Messages {id, type, ...} are answered {id, result} or {id, error}:
-//   boot    -> boots (the first request does), and once Python is ready: {python, pyodide,
-//              seconds, boot: "snapshot"|"plain", fallback: why the snapshot was not used,
-//              or null}. It may carry another worker's unpacked snapshot and compiled wasm
-//              (then this worker downloads neither), and `keep: true` to keep its own
+//   boot    -> boots (the first request does, unless ?boot=now did), and once Python is
+//              ready: {python, pyodide, seconds, boot: "snapshot"|"plain", fallback: why
+//              the snapshot was not used, or null}. It may carry another worker's unpacked
+//              snapshot and compiled wasm (then this worker downloads neither), and `keep:
+//              true` to keep its own
 //   share   -> what `keep` kept: {snapshot, wasm} (the snapshot's buffer is transferred)
 //   alive   -> at once, even while booting: {booting}
 //   memory  -> {bytes}: the size of Python's wasm memory
@@ -22,6 +27,7 @@ const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
 const pyodideDir = new URL(here.searchParams.get("pyodide") ?? "./pyodide/", here).href;
 const wasmURL = new URL("pyodide.asm.wasm", pyodideDir).href; // where Pyodide looks for it
+const stdlibURL = new URL("python_stdlib.zip", pyodideDir).href; // and for the standard library
 const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
 const snapshotBytes = Number(here.searchParams.get("bytes"));
 
@@ -88,17 +94,29 @@ async function compileWasm() {
  * Runs `boot` (a loadPyodide) with `wasm`, compiled here or by another worker. Pyodide 314.0.7
  * downloads and instantiates its wasm itself, in a callback that, if that fails, only logs a
  * warning and never settles loadPyodide. Meanwhile, its download of the wasm is answered
- * with nothing, and its instantiation uses `wasm`; a failure of either rejects.
+ * with nothing, and its instantiation uses `wasm`; a failure of either rejects. Its download
+ * of the standard library is answered, the first time, by `stdlib`, started with the rest:
+ * Pyodide starts it only once its script has run, and it then came last (measured here).
  * @template T @param {() => Promise<T>} boot @param {Promise<WebAssembly.Module>} wasm
+ * @param {{response: Promise<Response>|null}} stdlib  taken by the first boot that asks
  * @returns {Promise<T>}
  */
-async function withWasm(boot, wasm) {
+async function withWasm(boot, wasm, stdlib) {
   const { fetch: download } = self;
   const { instantiateStreaming } = WebAssembly;
   /** @type {(e: Error) => void} */ let fail = () => {};
   const failed = /** @type {Promise<never>} */ (new Promise((_, reject) => { fail = reject; }));
   wasm.catch(fail);
-  self.fetch = (input, init) => (String(input) === wasmURL ? Promise.resolve(new Response(null)) : download(input, init));
+  self.fetch = (input, init) => {
+    const url = String(input);
+    if (url === wasmURL) return Promise.resolve(new Response(null));
+    if (url === stdlibURL && stdlib.response) {
+      const { response } = stdlib;
+      stdlib.response = null; // a body is read once: a second boot downloads it again
+      return response;
+    }
+    return download(input, init);
+  };
   WebAssembly.instantiateStreaming = async (_source, imports) => {
     try {
       const module = await wasm;
@@ -133,9 +151,12 @@ async function boot(request) {
     throw new Fatal("this browser cannot run WebAssembly");
   }
   // Everything at once: the wasm (compiled as it arrives) and the snapshot (unpacked as it
-  // arrives), given by another worker or downloaded, and Pyodide's two scripts.
+  // arrives), given by another worker or downloaded, the standard library and Pyodide's
+  // two scripts.
   const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
   wasm.catch(() => {}); // its failure is handled by withWasm
+  const stdlib = { response: fetch(stdlibURL) };
+  stdlib.response.catch(() => {}); // Pyodide says so, if it fails
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
   const snapshot = given ?? new Uint8Array(snapshotBytes);
   const unpacked = given ? Promise.resolve() : fetchSnapshot(snapshot);
@@ -153,7 +174,7 @@ async function boot(request) {
       indexURL: pyodideDir,
       _loadSnapshot: snapshot,
       createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
-    }), wasm);
+    }), wasm, stdlib);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
     if (pyodide._api?.config) pyodide._api.config._loadSnapshot = undefined; // Pyodide keeps its options: 31 MB
     if (request.keep) kept = { snapshot, wasm: await wasm };
@@ -163,7 +184,7 @@ async function boot(request) {
     pyodide = null;
   }
   if (!pyodide) {
-    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm);
+    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm, stdlib);
     const failures = [];
     // loadPackage resolves even when a package fails to load: the import below is the check.
     await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (/** @type {string} */ m) => failures.push(m) });
@@ -186,8 +207,16 @@ async function boot(request) {
   return { pyodide, handle: page.handle, info };
 }
 
-/** @type {ReturnType<typeof boot>|null} */ let booted = null; // from the first "boot" request
+/** @type {ReturnType<typeof boot>|null} */ let booted = null; // from ?boot=now or the first request
 let booting = true;
+
+/** @param {BootRequest} request */
+function start(request) {
+  booted = boot(request);
+  booted.then(() => { booting = false; }, () => { booting = false; });
+}
+
+if (here.searchParams.get("boot") === "now") start({ keep: here.searchParams.get("keep") === "1" });
 
 /** Whether Pyodide can go on after this error. @param {any} e */
 function isFatal(e) {
@@ -201,11 +230,8 @@ self.onmessage = async (event) => {
     return;
   }
   try {
-    if (!booted) {
-      booted = boot(type === "boot" ? body : {});
-      booted.then(() => { booting = false; }, () => { booting = false; });
-    }
-    const { pyodide, handle, info } = await booted;
+    if (!booted) start(type === "boot" ? body : {});
+    const { pyodide, handle, info } = await /** @type {ReturnType<typeof boot>} */ (booted);
     if (type === "boot") {
       self.postMessage({ id, result: info });
     } else if (type === "share") {
