@@ -57,6 +57,39 @@ def test_boot_from_the_snapshot_gives_native_numbers(lesson):
     assert lesson.evaluate("window.pdsplit.settings()") == full(SETTINGS[-1])
 
 
+def test_a_worker_started_with_boot_now_boots_unasked(lesson):
+    """The page's own workers start with ?boot=now: such a worker boots without a message
+    (a message to a worker that has just started waits for the page's main thread), and then
+    answers as the page's does. A worker without it waits for its boot request."""
+    found = lesson.evaluate("""async () => {
+        const config = JSON.parse(document.getElementById('pdsplit-python').textContent);
+        const url = (now) => new URL('worker.js?' + new URLSearchParams({v: config.version, wheel: config.wheel,
+            pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes), ...(now ? {boot: 'now'} : {})}), location.href);
+        const ask = (worker, type, body = {}) => new Promise((resolve) => {
+            const id = Math.random();
+            const heard = (e) => { if (e.data.id === id) { worker.removeEventListener('message', heard); resolve(e.data); } };
+            worker.addEventListener('message', heard);
+            worker.postMessage({id, type, ...body});
+        });
+        const now = new Worker(url(true), {type: 'module'}), asked = new Worker(url(false), {type: 'module'});
+        try {
+            const began = performance.now();
+            while ((await ask(now, 'alive')).result.booting) {
+                if (performance.now() - began > 60000) return {booted: false};
+                await new Promise((next) => setTimeout(next, 50));
+            }
+            return {booted: true, waiting: (await ask(asked, 'alive')).result.booting,
+                    compare: (await ask(now, 'compare', {settings: {rps: 9}})).result.result};
+        } finally {
+            now.terminate();
+            asked.terminate();
+        }
+    }""")
+    assert found["booted"], "a worker with ?boot=now did not boot unasked within 60 s"
+    assert found["waiting"] is True  # the one without it still waits for its boot request
+    assert found["compare"] == sim.compare(rps=9)
+
+
 @pytest.mark.parametrize("damage, said", [
     ("missing", "could not be downloaded (HTTP 404)"),
     ("corrupt", "it is corrupt"),
