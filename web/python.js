@@ -166,7 +166,7 @@ export class Python {
     return worker;
   }
 
-  /** @param {PythonWorker} worker @param {BootRequest} [request] @returns {Promise<BootInfo>} */
+  /** @param {PythonWorker} worker @param {BootRequest} request @returns {Promise<BootInfo>} */
   async boot(worker, request) {
     // A worker whose thread is held (stuck) or that closed itself answers nothing at all.
     const alive = setInterval(() => worker.call("alive", {}, DEADLINES.alive).catch(() => {}), ALIVE_EVERY);

@@ -101,7 +101,7 @@ async function compileWasm() {
  * @param {{response: Promise<Response>|null}} stdlib  taken by the first boot that asks
  * @returns {Promise<T>}
  */
-async function withWasm(boot, wasm, stdlib) {
+async function withDownloads(boot, wasm, stdlib) {
   const { fetch: download } = self;
   const { instantiateStreaming } = WebAssembly;
   /** @type {(e: Error) => void} */ let fail = () => {};
@@ -154,7 +154,7 @@ async function boot(request) {
   // arrives), given by another worker or downloaded, the standard library and Pyodide's
   // two scripts.
   const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
-  wasm.catch(() => {}); // its failure is handled by withWasm
+  wasm.catch(() => {}); // its failure is handled by withDownloads
   const stdlib = { response: fetch(stdlibURL) };
   stdlib.response.catch(() => {}); // Pyodide says so, if it fails
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
@@ -170,7 +170,7 @@ async function boot(request) {
   try {
     // Pyodide only needs the snapshot's size to start its runtime, and its bytes after: it is
     // given the buffer at once, and the runtime, once started, waits for it to be filled.
-    pyodide = await withWasm(() => loadPyodide({
+    pyodide = await withDownloads(() => loadPyodide({
       indexURL: pyodideDir,
       _loadSnapshot: snapshot,
       createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
@@ -184,7 +184,7 @@ async function boot(request) {
     pyodide = null;
   }
   if (!pyodide) {
-    pyodide = await withWasm(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm, stdlib);
+    pyodide = await withDownloads(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm, stdlib);
     const failures = [];
     // loadPackage resolves even when a package fails to load: the import below is the check.
     await pyodide.loadPackage("micropip", { messageCallback: () => {}, errorCallback: (/** @type {string} */ m) => failures.push(m) });
