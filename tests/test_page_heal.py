@@ -62,9 +62,13 @@ def test_a_worker_started_with_boot_now_boots_unasked(lesson):
     (a message to a worker that has just started waits for the page's main thread), and then
     answers as the page's does. A worker without it waits for its boot request."""
     found = lesson.evaluate("""async () => {
-        const config = JSON.parse(document.getElementById('pdsplit-python').textContent);
-        const url = (now) => new URL('worker.js?' + new URLSearchParams({v: config.version, wheel: config.wheel,
-            pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes), ...(now ? {boot: 'now'} : {})}), location.href);
+        // the page's own worker URL, from the module the page loaded (the same instance)
+        const { workerURL } = await import(document.querySelector('script[src*="start.js"]').src);
+        const url = (now) => {
+            const found = new URL(workerURL);
+            if (now) found.searchParams.set('boot', 'now');
+            return found;
+        };
         const ask = (worker, type, body = {}) => new Promise((resolve) => {
             const id = Math.random();
             const heard = (e) => { if (e.data.id === id) { worker.removeEventListener('message', heard); resolve(e.data); } };
