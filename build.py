@@ -27,11 +27,11 @@ import tempfile
 from pathlib import Path
 
 from sim import Lab, Settings, __version__
-from sim.figures import FIGURES
-from sim.page import Page, compare_message, footer
-from sim.report import HEADLINE, METRICS
+from sim.show.figures import FIGURES
+from sim.show.page import Page, compare_message, footer
+from sim.show.report import HEADLINE, METRICS
 from sim.settings import schema
-from sim.states import EXPLORER_STATES, STATES
+from sim.show.states import EXPLORER_STATES, STATES
 
 ROOT = Path(__file__).resolve().parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -178,7 +178,7 @@ def snapshot_requests():
 
 
 def answer_all(page, requests):
-    """sim.page's replies; a figure is followed through its pieces to the whole figure (as
+    """sim.show.page's replies; a figure is followed through its pieces to the whole figure (as
     snapshot.mjs check does)."""
     replies = []
     for request in requests:

@@ -2,11 +2,11 @@
 //
 //   node snapshot.mjs make <pyodide dir> <sim wheel> <out file>
 //       Boots the Pyodide core in dist/ once, unpacks the sim wheel into site-packages,
-//       imports every module of sim and warms sim.page (a compare and every figure), then
+//       imports every module of sim and warms sim.show.page (a compare and every figure), then
 //       writes pyodide.makeMemorySnapshot() to <out file>.
 //   node snapshot.mjs check <pyodide dir> <snapshot file, gzip or not>
 //       Boots from the snapshot as the browser's worker does and answers the JSON requests
-//       on stdin, one a line, with sim.page's replies, one a line, on stdout (after a first
+//       on stdin, one a line, with sim.show.page's replies, one a line, on stdout (after a first
 //       line {seconds} it took to boot). A figure is followed through its pieces, and only
 //       the whole figure is written.
 //
@@ -32,15 +32,15 @@ const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(new URL(`file://${indexURL}pyodide.mjs`).href);
 const quiet = { stdout: () => {}, stderr: (line) => process.stderr.write(`${line}\n`) };
 
-/** A warm-up for sim.page: a compare and every figure, at a small count so memory stays small. */
+/** A warm-up for sim.show.page: a compare and every figure, at a small count so memory stays small. */
 const WARM_UP = `
 import json, pkgutil, importlib, gc
 import sim
 for module in pkgutil.walk_packages(sim.__path__, "sim."):
     if module.name != "sim.__main__":  # that one runs the command line
         importlib.import_module(module.name)
-from sim.figures import FIGURES
-from sim.page import Page
+from sim.show.figures import FIGURES
+from sim.show.page import Page
 page = Page()
 settings = {"requests": 50}
 assert "result" in json.loads(page.handle(json.dumps({"type": "compare", "settings": settings})))
@@ -72,7 +72,7 @@ async function check(file) {
   }
   const began = performance.now();
   const pyodide = await loadPyodide({ indexURL, _loadSnapshot: bytes, ...quiet });
-  const page = pyodide.pyimport("sim.page").Page();
+  const page = pyodide.pyimport("sim.show.page").Page();
   const seconds = (performance.now() - began) / 1000;
   process.stdout.write(JSON.stringify({ seconds }) + "\n");
   for await (const line of createInterface({ input: process.stdin })) {

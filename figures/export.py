@@ -1,4 +1,4 @@
-"""make figures: the lesson's four figures and the explorer's two, drawn by sim/figures.py.
+"""make figures: the lesson's four figures and the explorer's two, drawn by sim/show/figures.py.
 
 Writes figures/figN-<name>.json (the Plotly dict, what the tests compare with the code),
 .svg and .png (Python plotly + kaleido, which drives the system Chromium; BROWSER_PATH
@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sim import Lab, Settings  # noqa: E402
-from sim.figures import FIGURES  # noqa: E402
-from sim.report import setting  # noqa: E402
+from sim.show.figures import FIGURES  # noqa: E402
+from sim.show.report import setting  # noqa: E402
 
 OUT = ROOT / "figures"
 WIDTH = 760  # px: the exported images' native size (scale 1)
@@ -43,7 +43,7 @@ def as_json(fig):
 
 def readme(figures):
     lines = ["# The lesson's figures", "",
-             "Drawn by `sim/figures.py` from the simulator at the lesson's defaults (4 req/s, "
+             "Drawn by `sim/show/figures.py` from the simulator at the lesson's defaults (4 req/s, "
              "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
              "word and 0.1 s between words; 600 requests, seed 7). Figures 5 and 6 go further "
              "than the lesson (`../shared/spec/explore-model.md`): each names the settings it "

@@ -1,16 +1,16 @@
 """The command line: compare, sweep, crossover and trace, with flags made from the settings;
-and check, which checks a deployed copy of the page (sim/check.py)."""
+and check, which checks a deployed copy of the page (sim/check/)."""
 
 import argparse
 import json
 import sys
 
 from . import check
-from .lab import MAX_POINTS, SWEEPABLE, Lab
-from .report import (METRICS, compare_table, fill, headline, layouts, number, percent,
-                     rate_table, ratio_table, setting_line, shown, value)
+from .model.lab import MAX_POINTS, SWEEPABLE, Lab
 from .settings import FIELDS, Settings, describe, parse
-from .trace import lesson
+from .show.report import (METRICS, compare_table, fill, headline, layouts, number, percent,
+                          rate_table, ratio_table, setting_line, shown, value)
+from .show.walkthrough import lesson
 
 
 def flag(name):

@@ -7,7 +7,7 @@ import time
 from conftest import BOOT_TIMEOUT
 
 import sim
-from sim.figures import FIGURES
+from sim.show.figures import FIGURES
 
 # In every document (host and frames): the CSP violations it sees, and a frame's scroll box.
 VIOLATIONS = """

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sim.report import limits_table
+from sim.show.report import limits_table
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -2,7 +2,7 @@
 // Pyodide (the folder given as ?pyodide=) from the memory snapshot made at build time
 // (?snapshot=, gzip, of ?bytes= bytes unpacked), which holds sim already imported. If that
 // fails for any reason, it boots plainly instead: Pyodide, then micropip installs the wheel
-// given as ?wheel=. Then each message goes to sim.page.Page.handle (JSON in, JSON out).
+// given as ?wheel=. Then each message goes to sim.show.page.Page.handle (JSON in, JSON out).
 //
 // With ?boot=now it boots as soon as it starts (and keeps what `keep` keeps, with ?keep=1):
 // a message to a worker that has just started waits until the page's main thread, busy
@@ -17,8 +17,8 @@
 //   share   -> what `keep` kept: {snapshot, wasm} (the snapshot's buffer is transferred)
 //   alive   -> at once, even while booting: {booting}
 //   memory  -> {bytes}: the size of Python's wasm memory
-//   compare -> sim.page's reply
-//   figure  -> sim.page's reply; with `budget` (ms), the worker asks sim.page for the next
+//   compare -> sim.show.page's reply
+//   figure  -> sim.show.page's reply; with `budget` (ms), the worker asks sim.show.page for the next
 //              pieces until that much time has passed or the figure is done, and answers
 //              the last reply: fewer round trips, for a worker that only draws figures
 // An error after which this Python cannot go on carries `fatal: true`.
@@ -196,7 +196,7 @@ async function boot(request) {
     }
     await micropip.install.callKwargs(wheel, { deps: false }); // never ask PyPI
   }
-  const page = pyodide.pyimport("sim.page").Page();
+  const page = pyodide.pyimport("sim.show.page").Page();
   const info = {
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,

@@ -1,0 +1,277 @@
+"""The lab: runs both layouts for a setting, remembers runs, and scores them.
+
+One object owns the caches: the random draws per (seed, count), and the recent runs keyed
+by what they depend on, so that moving only a target re-scores the cached runs, and a sweep
+along one axis reuses the draws. The one module global is DEFAULT_LAB, the lab behind the
+module-level `compare`.
+"""
+
+from collections import OrderedDict
+from math import exp, log, sqrt
+
+from ..settings import FIELDS, NAMES, Settings
+from ..traffic.draws import Draws, Workload
+from . import layouts
+from .metrics import score
+
+
+class Lab:
+    def __init__(self, budget=1_000_000):
+        # Requests the cached runs may hold in all: about 130 bytes each, so ~130 MB at most.
+        self.budget = budget
+        self.simulations = 0  # layouts actually simulated: lets tests see a cache hit
+        self._draws = OrderedDict()  # (seed, requests) -> Draws
+        self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
+        self._held = 0  # requests held by the cached runs
+        self._workload = (None, None)  # the last setting's requests: its layouts share them
+        self._found = OrderedDict()  # (finding, settings it depends on) -> crossover, rates ...
+        self._underway = OrderedDict()  # the same -> a finding's steps under way
+
+    def draws(self, seed, requests):
+        key = (seed, requests)
+        found = self._draws.pop(key, None) or Draws(seed, requests)
+        self._draws[key] = found
+        while len(self._draws) > 4:
+            self._draws.popitem(last=False)
+        return found
+
+    def _remember(self, key, make, size):
+        """The run cached under key, or make() it; the oldest runs go past the budget."""
+        found = self._runs.pop(key, None)
+        if found is None:
+            found = (make(), size)
+            self.simulations += 1
+            self._held += size
+        self._runs[key] = found
+        while self._held > self.budget and len(self._runs) > 1:
+            self._held -= self._runs.popitem(last=False)[1][1]
+        return found[0]
+
+    def run(self, layout, s):
+        """One layout's run for settings s, simulated only if not cached."""
+        key = (layout,) + depends(layout, s)
+        return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s), s.requests)
+
+    def workload(self, s):
+        """The requests for settings s, made once for all the layouts that need them."""
+        key = tuple(getattr(s, name) for name in WORKLOAD)
+        if self._workload[0] != key:
+            self._workload = (key, Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
+        return self._workload[1]
+
+    def runs(self, s):
+        """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
+        return {layout: self.run(layout, s) for layout in layouts_of(s)}
+
+    def compare(self, s):
+        """Every layout's measures for settings s: the JSON of `python -m sim compare --json`."""
+        out = {"settings": s.as_dict()}
+        for layout, run in self.runs(s).items():
+            out[layout] = score(run, s.ttft_target, s.gap_target)
+        return out
+
+    def sweep(self, s, over, values):
+        """compare() along one axis; each point is the compare dict with the value it used."""
+        if over not in SWEEPABLE:
+            raise ValueError(f"can only sweep over {', '.join(SWEEPABLE)}; got {over!r}")
+        if not 1 <= len(values) <= MAX_POINTS:
+            raise ValueError(f"a sweep takes 1 to {MAX_POINTS} values; got {len(values)}")
+        if len(values) * s.requests > SWEEP_WORK:
+            raise ValueError(f"a sweep of {len(values)} values at {s.requests:,} requests each "
+                             f"is too long: values x requests may be at most {SWEEP_WORK:,}")
+        return {
+            "settings": s.as_dict(),
+            "over": over,
+            "points": [{"value": getattr(p, over), **self.compare(p)}
+                       for p in (s.but(**{over: v}) for v in values)],
+        }
+
+    def crossover(self, s):
+        """The link speed below which the split stops beating the shared layout.
+
+        Bisection on a log scale between the link's limits: `link` is the slowest link
+        found at which the split's goodput is higher than the shared layout's, `below` the
+        fastest at which it is not; they differ by less than one part in a million. If the
+        split never (or always) wins, `verdict` says so. It does not depend on s.link."""
+        while not self.crossover_step(s):
+            pass
+        return {"settings": s.as_dict(), **self._found[("crossover",) + but(s, "link")]}
+
+    def crossover_step(self, s):
+        """One simulation further towards s's crossover; True once it is known. The page
+        calls this between other work, so a long bisection never holds up new numbers."""
+        return self._step(("crossover",) + but(s, "link"), lambda: self._bisect(s))
+
+    def rate(self, s):
+        """DistServe's goodput of each layout: the most requests a second per GPU at which
+        at least s.attainment of requests are good (spec: "What is measured")."""
+        while not self.rate_step(s):
+            pass
+        return self._found[("rate",) + but(s, "rps")]
+
+    def rate_step(self, s):
+        """One simulation further towards s's rate goodputs; True once they are known."""
+        return self._step(("rate",) + but(s, "rps"), lambda: self._rates(s))
+
+    def ratio(self, s):
+        """The split's goodput and rate goodput for every number of readers of s.gpus."""
+        while not self.ratio_step(s):
+            pass
+        return self._found[("ratio",) + but(s, "readers")]
+
+    def ratio_step(self, s):
+        """One simulation further towards s's best ratio; True once it is known."""
+        return self._step(("ratio",) + but(s, "readers"), lambda: self._ratios(s))
+
+    def _step(self, key, make):
+        """Take the finding `key` (made by the generator `make()`, which pauses after each
+        simulation) one simulation further; True once it is known."""
+        if key in self._found:
+            self._found.move_to_end(key)
+            return True
+        steps = self._underway.pop(key, None) or make()
+        try:
+            next(steps)
+        except StopIteration as done:
+            self._found[key] = done.value
+            while len(self._found) > 256:
+                self._found.popitem(last=False)
+            return True
+        self._underway[key] = steps
+        while len(self._underway) > 4:  # findings the page started and left
+            self._underway.popitem(last=False)
+        return False
+
+    def _rates(self, s):
+        out = {}
+        for layout in layouts_of(s):
+            out[layout] = yield from self._rate_of(layout, s)
+        return out
+
+    def _rate_of(self, layout, s):
+        """The spec's bisection on a log scale, pausing (yield) after each simulation."""
+        key = ("rate of", layout) + but(s, "rps")
+        if key in self._found:
+            return self._found[key]
+        lo, hi = RATE_RANGE
+
+        def holds(rps):
+            run = self.run(layout, s.but(rps=rps))
+            return score(run, s.ttft_target, s.gap_target)["goodput"] >= s.attainment
+
+        if not holds(lo):
+            found = 0.0
+        else:
+            yield
+            if holds(hi):
+                found = hi / s.gpus
+            else:
+                for _ in range(RATE_STEPS):
+                    yield
+                    mid = sqrt(lo * hi)
+                    if holds(mid):
+                        lo = mid
+                    else:
+                        hi = mid
+                found = lo / s.gpus
+        self._found[key] = found
+        return found
+
+    def _ratios(self, s):
+        out = []
+        for readers in range(1, s.gpus):
+            r = s.but(readers=readers)
+            goodput = score(self.run("split", r), s.ttft_target, s.gap_target)["goodput"]
+            yield
+            rate = yield from self._rate_of("split", r)
+            out.append({"readers": readers, "goodput": goodput, "rate": rate})
+        return out
+
+    def _bisect(self, s):
+        """The bisection, pausing (yield) after each simulation; returns its findings."""
+        lo, hi = FIELDS["link"].metadata["limits"]
+        shared = self.compare(s)["shared"]["goodput"]
+
+        def split_at(link):
+            return self.compare(s.but(link=link))["split"]["goodput"]
+
+        out = {"shared_goodput": shared}
+        top = split_at(hi)
+        yield
+        if top <= shared:
+            return {**out, "link": None, "below": hi, "verdict": "never", "split_goodput": top}
+        bottom = split_at(lo)
+        yield
+        if bottom > shared:
+            return {**out, "link": lo, "below": None, "verdict": "always",
+                    "split_goodput": bottom}
+        at_hi = top
+        for _ in range(BISECTION_STEPS):
+            if hi / lo < 1 + 1e-6:
+                break
+            mid = exp((log(lo) + log(hi)) / 2)
+            at_mid = split_at(mid)
+            yield
+            if at_mid > shared:
+                hi, at_hi = mid, at_mid
+            else:
+                lo = mid
+        return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": at_hi}
+
+
+def but(s, *names):
+    """What a finding depends on: every setting but these."""
+    return tuple(getattr(s, name) for name in NAMES if name not in names)
+
+
+def layouts_of(s):
+    return ("shared", "split", "chunked") if s.chunk else ("shared", "split")
+
+
+# What each layout's run depends on (the targets and attainment only score it).
+WORKLOAD = ("rps", "prompt", "reply", "requests", "seed")
+DEPENDS = {
+    "shared": WORKLOAD + ("gpus", "routing", "slots"),
+    "chunked": WORKLOAD + ("gpus", "routing", "slots", "chunk"),
+    "split": WORKLOAD + ("gpus", "readers", "routing", "slots", "link", "link_sharing",
+                         "layerwise", "local_below", "reader_gpu", "writer_gpu"),
+}
+
+
+def depends(layout, s):
+    """The settings a layout's run depends on, as a cache key. The shared and chunked
+    layouts see `readers` only through the kinds of their GPUs."""
+    key = tuple(getattr(s, name) for name in DEPENDS[layout])
+    if layout != "split":
+        kinds = (s.reader_gpu, s.writer_gpu)
+        key += (kinds, s.readers) if kinds[0] != kinds[1] else (kinds,)
+    return key
+
+
+SWEEPABLE = tuple(name for name in NAMES if not FIELDS[name].metadata["choices"])
+MAX_POINTS = 200  # points in one sweep
+SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
+BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
+RATE_RANGE = (0.01, 1000.0)  # requests a second the rate goodput's bisection searches
+RATE_STEPS = 30  # its halvings (spec)
+
+
+# The lab behind `compare` (and `sim.compare`): shared by every call, so a change of only a
+# target re-scores a cached run. Bounded like any Lab; like any Lab, not for several threads.
+DEFAULT_LAB = Lab()
+
+
+def compare(**settings):
+    """Both layouts for the given settings (defaults for the rest), from DEFAULT_LAB: one
+    lab shared by every call, so that changing only a target re-scores the cached runs."""
+    return DEFAULT_LAB.compare(Settings.make(**settings))
+
+
+def rate(**settings):
+    """{layout: DistServe's rate goodput, req/s per GPU} for the given settings."""
+    return DEFAULT_LAB.rate(Settings.make(**settings))
+
+
+def ratio(**settings):
+    """[{"readers", "goodput", "rate"}] of the split for readers = 1 .. gpus-1."""
+    return DEFAULT_LAB.ratio(Settings.make(**settings))

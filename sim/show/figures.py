@@ -1,0 +1,54 @@
+"""The lesson's figures and the page's charts, as plain Plotly figure dicts: the registry.
+
+Standard library only: the same functions draw the files (`make figures`, natively) and the
+page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
+pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
+stay responsive, then `draw` it from cached runs. The figures themselves are drawn in
+curves.py (along one setting), stall.py (figure 1) and ratio.py (figure 6, the rate goodput).
+"""
+
+from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
+                     needs_along)
+from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
+from .report import fill, untag
+from .stall import stall
+
+
+class Figure:
+    """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
+
+    def __init__(self, number, slug, draw, needs, settings=None, result=None):
+        self.number = number  # the lesson's figure number, or None for the page's own chart
+        self.slug = slug  # file name: figures/fig<number>-<slug>.json
+        # the settings its file is drawn at, as changes to the defaults
+        self.settings = settings or {}
+        self.result = result  # (lab, settings) -> the JSON it shows, as the API gives it
+        self.draw = draw  # (lab, settings) -> (plotly figure dict, caption)
+        # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
+        # only cached runs to read], so the page can do them a few at a time
+        self.needs = needs
+
+    def render(self, lab, s):
+        """The figure and its caption as the page gets them: the caption as text, and as a
+        template whose {key} fields the page fills with numbers marked data-metric="key"."""
+        fig, tagged = self.draw(lab, s)
+        template, shown = untag(tagged)
+        out = {"figure": fig, "caption": fill(template, shown), "template": template,
+               "shown": shown}
+        if self.result:
+            out["result"] = self.result(lab, s)
+        return out
+
+
+PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}  # the lesson's portfolio project
+FIGURES = {
+    "goodput": Figure(5, "goodput-by-load", goodput_by_rps, needs_along("rps"), PORTFOLIO),
+    "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps")),
+    "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
+    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
+    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
+    "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0},
+                    lambda lab, s: lab.ratio(s)),
+    "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
+                   result=lambda lab, s: lab.rate(s)),
+}

@@ -1,0 +1,95 @@
+"""The page's side of its one boundary with JavaScript: a JSON request in, a JSON reply out.
+
+The web worker holds one `Page` and passes every message to `handle`:
+  {"type": "compare", "settings": {...}}
+      -> {"result": <python -m sim compare --json>, "shown": {data-metric: text}, "headline": str}
+  {"type": "figure", "name": "goodput"|"gap"|"stall"|"link"|"prompt", "settings": {...},
+   "part": k}
+      -> {"parts": n, "next": k2}: pieces k..k2-1 of the n the figure needs were
+         simulated (for about SLICE seconds), so the page can ask for a newer setting
+         first; once every piece is done the reply also holds "figure" (a Plotly dict),
+         "caption" (text), and the caption as "template" and "shown", as for the headline.
+Bad requests get {"error": "<one clear line>"}; nothing else escapes.
+"""
+
+import json
+from collections import OrderedDict
+from time import perf_counter
+
+from ..model import costs
+from ..model.lab import Lab
+from ..settings import Settings
+from .figures import FIGURES
+from .report import headline, ms, shown
+
+# Requests the page's cached runs may hold: enough for every run of the largest figure at
+# the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
+# last request draws from cached runs instead of simulating again; about 35 MB in Pyodide.
+BUDGET = 400_000
+SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
+
+
+class Page:
+    def __init__(self):
+        self.lab = Lab(budget=BUDGET)
+        # The pieces of the figures asked for lately, by (name, settings): a figure is asked
+        # for again and again, a slice at a time, and listing its pieces is not free.
+        self._pieces = OrderedDict()
+
+    def handle(self, text):
+        try:
+            request = json.loads(text)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+            return json.dumps(self.answer(request))
+        except ValueError as e:  # bad settings, bad JSON, unknown type: say which
+            return json.dumps({"error": str(e)})
+
+    def answer(self, request):
+        kind = request.get("type")
+        settings = request.get("settings", {})
+        if not isinstance(settings, dict):
+            raise ValueError("settings must be an object of name: value")
+        s = Settings.make(**settings)
+        if kind == "compare":
+            return compare_message(self.lab, s)
+        if kind == "figure":
+            return self.figure(request.get("name"), s, request.get("part", 0))
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure")
+
+    def figure(self, name, s, part):
+        if name not in FIGURES:
+            raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+        figure = FIGURES[name]
+        pieces = self._pieces.pop((name, s), None) or figure.needs(self.lab, s)
+        self._pieces[name, s] = pieces
+        while len(self._pieces) > len(FIGURES):
+            self._pieces.popitem(last=False)
+        if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
+            raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
+        began = perf_counter()
+        while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
+            pieces[part]()
+            part += 1
+            if perf_counter() - began > SLICE:
+                return {"parts": len(pieces), "next": part}
+        return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
+
+
+def compare_message(lab, s):
+    """What the page shows for settings s: the result, its numbers as text, the headline."""
+    result = lab.compare(s)
+    template, texts = headline(s)
+    return {"result": result, "shown": {**shown(result), **texts}, "headline": template}
+
+
+def footer():
+    """The footer's numbers, keyed as their data-metric attributes: the build writes them
+    into the page, and `python -m sim check` expects them there."""
+    return {
+        "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
+        "costs.step": ms(costs.STEP),
+        "costs.slots": str(costs.SLOTS),
+        "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
+        "defaults.requests": f"{Settings().requests:,}",
+    }

@@ -1,0 +1,136 @@
+"""The explorer's findings that take many runs: figure 6, the best ratio of readers to writers,
+and DistServe's rate goodput in words. Each needs its bisections done a simulation a piece
+(`ratio_needs`, `rate_needs`), so the page can do them between newer settings' numbers."""
+
+from functools import partial
+
+from ..model.lab import RATE_STEPS, layouts_of
+from .charts import SPLIT, TARGET, base_layout
+from .report import number, percent, rate, tag
+
+# Long prompts, short replies, and a later first word allowed: reading 8,000 tokens alone
+# takes 0.41 s on an A100 (DistServe gives summarizing a far looser first-word target
+# than chat, too).
+SUMMARIZING = {"prompt": 8000, "reply": 50, "ttft_target": 2.0}
+
+
+def ratio_panels(s):
+    """Figure 6's panels: these settings, and beside them the same for summarizing."""
+    panels = [("these settings", s)]
+    if any(getattr(s, name) != value for name, value in SUMMARIZING.items()):
+        panels.append(("summarizing", s.but(**SUMMARIZING)))
+    return panels
+
+
+def even_ticks(top):
+    """Ticks at 0 and every 1, 2 or 5 times a power of ten up to `top`, at most 6 of them:
+    Plotly would otherwise line the second axis's ticks up with the first's grid."""
+    for e in range(-3, 4):
+        for m in (1, 2, 5):
+            step = m * 10.0**e
+            if top / step <= 5:
+                ticks = [k * step for k in range(int(top / step) + 1)]
+                return {"tickvals": ticks, "ticktext": [f"{v:.10g}" for v in ticks]}
+    return {}
+
+
+def readers_to_writers(s, readers):
+    return f"{readers}:{s.gpus - readers}"
+
+
+def ratio_needs(lab, s):
+    """Every reader:writer ratio's run and rate bisection, a simulation a piece."""
+    per_panel = (s.gpus - 1) * (RATE_STEPS + 3)  # the most steps one panel can take
+    return [partial(lab.ratio_step, p) for _, p in ratio_panels(s) for _ in range(per_panel)]
+
+
+def best_ratio(lab, s):
+    """Figure 6: the split at every reader:writer ratio of the GPUs: goodput (bars) and
+    rate goodput (line), for these settings beside summarizing; the current ratio marked."""
+    panels = ratio_panels(s)
+    rows = 1 + (len(panels) > 1)
+    gap = 0.16  # of the plot's height, between the panels (room for the lower one's title)
+    height = (1 - gap * (rows - 1)) / rows
+    layout = base_layout("readers:writers", "goodput (%)")
+    layout["height"] = 340 if rows == 1 else 600
+    layout["margin"] = {**layout["margin"], "r": 64}  # the rate axis on the right
+    data, words = [], []
+    for k, (name, p) in enumerate(panels):
+        found = lab.ratio(p)
+        x = [readers_to_writers(p, r["readers"]) for r in found]
+        best = max(found, key=lambda r: (r["rate"], r["goodput"]))
+        suffix = "" if k == 0 else str(2 * k + 1)  # axes x, y, y2 / x3, y3, y4
+        rate_axis = str(2 * k + 2)
+        top = 1 - k * (height + gap)
+        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}", "type": "category",
+                                    "title": {"text": f"readers:writers, {name}"}}
+        layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [top - height, top],
+                                    "anchor": f"x{suffix}", "range": [0, 105],
+                                    "ticksuffix": "%", "title": {"text": "goodput"}}
+        highest = max(r["rate"] for r in found) or 1.0
+        layout[f"yaxis{rate_axis}"] = {"overlaying": f"y{suffix}", "side": "right",
+                                       "anchor": f"x{suffix}", "range": [0, highest * 1.3],
+                                       **even_ticks(highest * 1.3),
+                                       "fixedrange": True, "showgrid": False,
+                                       "tickfont": {"size": 12}, "zeroline": False,
+                                       "title": {"text": "req/s per GPU"}}
+        data.append({"type": "bar", "name": "goodput", "x": x, "showlegend": k == 0,
+                     "y": [r["goodput"] * 100 for r in found], "xaxis": f"x{suffix}",
+                     "yaxis": f"y{suffix}", "legendgroup": "goodput",
+                     "marker": {"color": SPLIT, "opacity": 0.55,
+                                "line": {"color": ["#000" if k == 0 and r["readers"] == s.readers
+                                                   else SPLIT for r in found],
+                                         "width": [3 if k == 0 and r["readers"] == s.readers
+                                                   else 0 for r in found]}},
+                     "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
+        data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
+                     "x": x, "y": [r["rate"] for r in found], "xaxis": f"x{suffix}",
+                     "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
+                     "line": {"color": TARGET, "width": 2.5}, "marker": {"size": 7, "color": TARGET},
+                     "hovertemplate": "%{y:.3g} req/s per GPU<extra>rate goodput</extra>"})
+        data.append({"type": "scatter", "mode": "markers+text", "name": "best", "x": [x[best["readers"] - 1]],
+                     "y": [best["rate"]], "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
+                     "showlegend": False, "text": ["best"], "textposition": "top center",
+                     "marker": {"size": 14, "color": "rgba(0,0,0,0)",
+                                "line": {"color": "#000", "width": 2}},
+                     "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
+        at = f"ratio.{'these' if k == 0 else 'summarizing'}"
+        words.append((name, p, best, at))
+    layout["xaxis"]["domain"] = [0, 1]
+    layout["meta"] = {"best": [w[2]["readers"] for w in words]}
+    first = lab.ratio(s)[s.readers - 1]
+    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
+               f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
+               f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
+    caption += "; ".join(
+        f"{'for' if k else 'For'} {name} ({tag(at + '_prompt', number(p.prompt))}-token prompts, "
+        f"{tag(at + '_reply', number(p.reply))}-word replies, first word within "
+        f"{tag(at + '_ttft', number(p.ttft_target))} s) "
+        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per "
+        f"GPU ({tag(at + '_rate', rate(best['rate']))} req/s)"
+        for k, (name, p, best, at) in enumerate(words))
+    caption += (f". Now {tag('ratio.current', readers_to_writers(s, s.readers))}: goodput "
+                f"{tag('ratio.current_goodput', percent(first['goodput']))}, rate goodput "
+                f"{tag('ratio.current_rate', rate(first['rate']))} req/s per GPU.")
+    return {"data": data, "layout": layout}, caption
+
+
+def rate_needs(lab, s):
+    """Every layout's rate bisection, a simulation a piece."""
+    return [partial(lab.rate_step, s)] * (len(layouts_of(s)) * (RATE_STEPS + 3))
+
+
+def rate_goodput(lab, s):
+    """DistServe's goodput, in words: no chart, only its numbers (the page's explorer)."""
+    rates = lab.rate(s)
+    per_gpu = ", ".join(f"{name} {tag('rate.' + name, rate(x))}" for name, x in rates.items())
+    text = (f"Rate goodput (DistServe's): the most requests a second per GPU at which at least "
+            f"{tag('rate.attainment', percent(s.attainment))} of requests are good: {per_gpu} "
+            f"req/s per GPU. ")
+    if rates["shared"] > 0:
+        times = rates["split"] / rates["shared"]
+        text += f"The split takes {tag('rate.ratio', f'{times:.3g}x')} the shared layout's load per GPU. "
+    else:
+        text += "The shared layout keeps that share good at no load at all. "
+    return None, text + ("The goodput above is a share of the requests at the load you set; "
+                         "this is a load: how much each GPU can take before too few are good.")

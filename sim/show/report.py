@@ -1,0 +1,211 @@
+"""How numbers are written, for the CLI, the page and the figures alike.
+
+The page shows text made here (in the browser's Python), so a figure reads the same in a
+terminal, on the page and in a caption.
+"""
+
+import re
+
+from ..settings import FIELDS, describe
+
+METRICS = (  # (key, words) in the order tables show them
+    ("goodput", "goodput"),
+    ("ttft_p50", "first word p50"),
+    ("ttft_p99", "first word p99"),
+    ("gap_p50", "gap p50"),
+    ("gap_p99", "gap p99"),
+    ("missed_ttft_only", "late first word only"),
+    ("missed_gap_only", "gap too long only"),
+    ("missed_both", "missed both"),
+)
+
+
+def percent(x):
+    return f"{x * 100:.1f}%"
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.1f} ms"
+
+
+def value(key, x):
+    """A metric as the page and the tables show it."""
+    if key in ("goodput", "missed_ttft_only", "missed_gap_only", "missed_both"):
+        return percent(x)
+    if key in ("good", "requests"):
+        return f"{x:,}"
+    return ms(x)
+
+
+def number(x):
+    """A setting, shortest form: 4, 0.25, 12.5."""
+    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
+
+
+def a(x):
+    """A number with its article, as read aloud: "a 2,000", "an 8,000", "an 11"."""
+    text = number(x)
+    spoken_first = text.split(",")[0].split(".")[0]  # "11" in 11,000: "eleven thousand"
+    return f"an {text}" if text.startswith("8") or spoken_first in ("11", "18") else f"a {text}"
+
+
+def tag(key, text):
+    """A number in running text (a caption), marked so the page can give it its own
+    data-metric="<key>", as it does the headline's; `untag` takes the marks out again."""
+    return f"\x02{key}\x1f{text}\x03"
+
+
+def an(key, x):
+    """A tagged number with its article: "a 2,000", of which "2,000" carries the tag."""
+    article, text = a(x).split(" ", 1)
+    return f"{article} {tag(key, text)}"
+
+
+TAGGED = re.compile("\x02([a-z_0-9]+[.][a-z_0-9]+)\x1f([^\x03]*)\x03")
+
+
+def untag(text):
+    """Tagged text as the headline is written: (template with {key} fields, {key: text})."""
+    texts = {}
+
+    def field(found):
+        texts[found[1]] = found[2]
+        return "{" + found[1] + "}"
+
+    return TAGGED.sub(field, text), texts
+
+
+def shown(result):
+    """Every number of a compare result as text, keyed as the page's data-metric attributes."""
+    out = {}
+    for layout in layouts(result):
+        for key, x in result[layout].items():
+            out[f"{layout}.{key}"] = value(key, x)
+    return out
+
+
+def layouts(result):
+    """The layouts a compare result holds, in the order tables show them."""
+    return [layout for layout in ("shared", "split", "chunked") if layout in result]
+
+
+HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} of requests; "
+            "splitting them serves {split.goodput}.")  # {…}: a data-metric key, filled in
+
+
+def headline(s):
+    """The headline for settings s, as a template and the texts of its {headline.*} fields:
+    the lesson's, in words that fit the GPUs (every number in it is a marked field)."""
+    if s.gpus == 2 and not s.chunk:
+        return HEADLINE, {}
+    writers = s.gpus - s.readers
+    texts = {"headline.gpus": number(s.gpus), "headline.readers": number(s.readers),
+             "headline.writers": number(writers), "headline.chunk": number(s.chunk)}
+    text = ("Within both targets, sharing the {headline.gpus} GPUs serves {shared.goodput} "
+            "of requests; splitting them into {headline.readers} "
+            f"reader{'' if s.readers == 1 else 's'} and {{headline.writers}} "
+            f"writer{'' if writers == 1 else 's'} serves {{split.goodput}}")
+    if s.chunk:
+        text += ("; sharing them, reading prompts {headline.chunk} tokens a step, serves "
+                 "{chunked.goodput}")
+    return text + ".", texts
+
+
+def plural(n, word):
+    return f"{number(n)} {word}" + ("" if n == 1 else "s")
+
+
+def fill(template, texts):
+    """A template's {layout.metric} fields as text (the page fills them with marked-up text)."""
+    for key, text in texts.items():
+        template = template.replace("{" + key + "}", text)
+    return template
+
+
+def setting_line(s):
+    line = (f"{number(s.rps)} req/s, prompts of {number(s.prompt)} tokens, replies of "
+            f"{number(s.reply)} words, link {number(s.link)} GB/s; targets: first word within "
+            f"{number(s.ttft_target)} s, gaps within {ms(s.gap_target)}; "
+            f"{number(s.requests)} requests, seed {s.seed}")
+    further = [f"{name}={setting(getattr(s, name))}" for name, f in FIELDS.items()
+               if f.metadata["group"] == "explorer" and getattr(s, name) != f.default]
+    return line + ("; " + " ".join(further) if further else "")
+
+
+def setting(x):
+    """A setting's value as written on the command line: 4, 0.25, least-loaded."""
+    return x if isinstance(x, str) else number(x)
+
+
+def table(rows, header):
+    """Plain aligned text: first column left, the others right."""
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+
+    def line(r):
+        cells = [str(r[0]).ljust(widths[0])]
+        cells += [str(c).rjust(w) for c, w in zip(r[1:], widths[1:])]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header)] + [line(r) for r in rows])
+
+
+def compare_table(result):
+    names = layouts(result)
+    rows = [[words] + [value(key, result[layout][key]) for layout in names]
+            for key, words in METRICS]
+    return table(rows, [""] + names)
+
+
+def rate(x):
+    """A rate goodput, req/s per GPU, to three figures as the papers quote it: 0.209, 3.33."""
+    return f"{x:#.3g}".rstrip(".")
+
+
+LAYOUT_WORDS = {
+    "shared": "shared (each GPU reads and writes)",
+    "split": "split (readers, a link, writers)",
+    "chunked": "chunked (each GPU reads in chunks)",
+}
+
+
+def rate_table(rates, s):
+    """`python -m sim rate`: each layout's rate goodput, and the split's against sharing."""
+    rows = [[LAYOUT_WORDS[layout], rate(x), rate(x * s.gpus)] for layout, x in rates.items()]
+    lines = [f"Rate goodput (DistServe): the most requests a second at which at least "
+             f"{percent(s.attainment)} of requests meet both targets, per GPU of {number(s.gpus)}.",
+             "", table(rows, ["", "req/s per GPU", "req/s in all"])]
+    if rates["shared"] > 0:
+        lines += ["", f"split / shared: {rates['split'] / rates['shared']:.3g}x"]
+    return "\n".join(lines)
+
+
+def ratio_table(rows, s):
+    """`python -m sim ratio`: the split at every reader:writer ratio of s.gpus."""
+    best = max(rows, key=lambda r: (r["rate"], r["goodput"]))
+    out = [[f"{r['readers']}:{s.gpus - r['readers']}", percent(r["goodput"]), rate(r["rate"]),
+            ("best" if r is best else "") + (" (current)" if r["readers"] == s.readers else "")]
+           for r in rows]
+    return (f"The split with {number(s.gpus)} GPUs, readers:writers (goodput at "
+            f"{number(s.rps)} req/s; rate goodput at {percent(s.attainment)}).\n\n"
+            + table(out, ["readers:writers", "goodput", "rate goodput (req/s per GPU)", ""]))
+
+
+def limits_table():
+    """The settings as a Markdown table, for the README (a test keeps the two the same)."""
+    rows = ["| setting | default | accepted by the API and CLI | page slider | meaning |",
+            "|---|---|---|---|---|"]
+    for name, f in FIELDS.items():
+        meta = f.metadata
+        if meta["choices"]:
+            rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
+                        f"{len(meta['choices'])} | {meta['help']} |")
+            continue
+        slider = meta["slider"]
+        factor, shown_unit = meta["shown"]
+        unit = shown_unit or meta["unit"]
+        stops = (f"{number(slider[0] * factor)} to {number(slider[-1] * factor)} {unit}, "
+                 f"{len(slider)} stops" if slider else f"URL only: {number(meta['page'][0])} to "
+                 f"{number(meta['page'][1])}")
+        rows.append(f"| `{name}` | {number(f.default)} | {describe(name)} | {stops} | "
+                    f"{meta['help']} |")
+    return "\n".join(rows)

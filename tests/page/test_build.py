@@ -1,0 +1,164 @@
+"""build.py: what dist/ holds, and a clear refusal when an input is missing."""
+
+import hashlib
+import json
+import os
+import re
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+import build
+
+DIST = ROOT / "dist"
+
+
+def test_refuses_without_an_input(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(build, "PLOTLY", tmp_path / "plotly-basic.min.js")
+    assert build.main(["--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "missing input:" in err and "plotly-basic.min.js" in err and "npm ci" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_refuses_without_micropip(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(build, "WHEELS", tmp_path)
+    assert build.main(["--out", str(tmp_path / "out")]) == 1
+    assert "micropip-" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def baked():
+    page = (DIST / "index.html").read_text()
+    return json.loads(re.search(r'id="pdsplit-baked">(.*?)</script>', page, re.S).group(1))
+
+
+def test_lock_carries_the_shipped_micropip_hash():
+    (lock_path,) = DIST.glob("pyodide/*/pyodide-lock.json")
+    lock = json.loads(lock_path.read_text())
+    package = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())
+    assert lock_path.parent.name == package["version"]  # a folder per Pyodide version
+    assert baked()["pyodide"] == f"pyodide/{package['version']}/"
+    assert list(lock["packages"]) == ["micropip"]
+    entry = lock["packages"]["micropip"]
+    wheel = lock_path.parent / entry["file_name"]
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
+
+
+def test_sim_wheel_is_this_source():
+    (wheel,) = DIST.glob("pdsplit_sim-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = {n for n in z.namelist() if n.startswith("sim/")}
+        assert names == {p.relative_to(ROOT).as_posix() for p in (ROOT / "sim").rglob("*.py")}
+        for name in names:
+            assert z.read(name) == (ROOT / name).read_bytes()
+
+
+def python_config():
+    page = (DIST / "index.html").read_text()
+    return json.loads(re.search(r'id="pdsplit-python">(.*?)</script>', page, re.S).group(1))
+
+
+def test_page_refers_only_to_its_own_files_each_versioned():
+    """Every file the page's own code asks for exists in dist/ and carries ?v=<the build's
+    content hash>, so a redeploy never mixes cached old files with new ones. Pyodide's own
+    files, which it asks for without our query, sit in a folder named after its version."""
+    page = (DIST / "index.html").read_text()
+    version = baked()["version"]
+    assert re.fullmatch(r"[0-9a-f]{12}", version)
+    refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
+    # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
+    assert len(refs) == 7
+    scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
+    for script in scripts:
+        refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
+                 if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
+    imported = {ref.partition("?")[0] for ref in refs}
+    # every module but the page's entry (app.js), the worker's and the host's embed.js (which
+    # course sites load by a fixed URL) is imported or preloaded
+    assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
+    config = python_config()
+    refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
+    # 7 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; the wheel twice,
+    # the snapshot
+    assert len(refs) == 7 + 9 + 3
+    pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
+    for ref in refs:
+        assert not re.match(r"^(https?:)?//", ref), ref
+        path, _, query = ref.partition("?")
+        assert (DIST / path).is_file(), ref
+        assert query == f"v={version}" or (path.startswith(pyodide) and not query), ref
+    assert config["version"] == version and config["pyodide"] == pyodide
+
+
+def test_the_version_follows_every_byte(tmp_path):
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "app.js").write_text("one")
+    (tmp_path / "vendor" / "plotly.js").write_text("two")
+    before = build.content_version(tmp_path)
+    assert build.content_version(tmp_path) == before
+    (tmp_path / "vendor" / "plotly.js").write_text("twO")
+    assert build.content_version(tmp_path) != before
+
+
+def test_the_sim_wheel_is_reproducible(tmp_path):
+    """The same source builds the same wheel bytes, so a rebuild keeps the page's ?v=."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = build.build_sim_wheel(tmp_path / "a")
+    sources = {p: (p.stat().st_atime_ns, p.stat().st_mtime_ns) for p in (ROOT / "sim").glob("*.py")}
+    try:
+        for source, (atime, mtime) in sources.items():  # dated otherwise, as a fresh clone's
+            os.utime(source, ns=(atime, mtime + 86_400 * 10**9))
+        assert build.build_sim_wheel(tmp_path / "b") == first
+    finally:
+        for source, times in sources.items():
+            os.utime(source, ns=times)
+    assert (tmp_path / "a" / first).read_bytes() == (tmp_path / "b" / first).read_bytes()
+
+
+def test_snapshot_is_shipped_gzipped_and_its_size_is_baked():
+    import gzip
+
+    config = python_config()
+    path, _, query = config["snapshot"].partition("?")
+    assert path == build.SNAPSHOT and query == f"v={baked()['version']}"
+    data = gzip.decompress((DIST / path).read_bytes())
+    assert len(data) == config["bytes"]
+    # Pyodide's snapshot header: its magic number, then the build id of pyodide.asm.wasm
+    assert int.from_bytes(data[:4], "little") == 1886286592
+
+
+def test_snapshot_check_passes_on_the_build_and_refuses_other_numbers(monkeypatch):
+    """The build boots the snapshot in Node and compares its replies with native Python's;
+    a Python that answers differently is refused with the request that showed it."""
+    (folder,) = DIST.glob("pyodide/*/")
+    assert build.check_snapshot(folder, DIST / build.SNAPSHOT) > 0
+
+    class Other(build.Page):  # as if the snapshot held an older sim
+        def handle(self, text):
+            reply = json.loads(super().handle(text))
+            if json.loads(text)["type"] == "compare" and reply["result"]["settings"]["rps"] == 10:
+                reply["result"]["split"]["goodput"] += 1e-9
+            return json.dumps(reply)
+
+    monkeypatch.setattr(build, "Page", Other)
+    with pytest.raises(build.MissingInput, match=r"does not answer as native Python does: .*\"rps\": 10"):
+        build.check_snapshot(folder, DIST / build.SNAPSHOT)
+
+
+def test_the_version_counts_the_snapshot_by_what_makes_it(tmp_path):
+    """The snapshot's bytes differ from build to build (Python's memory holds addresses and
+    random state), so the version hashes what it is made from instead: a rebuild of the
+    same source keeps its ?v=, and a change to snapshot.mjs changes it."""
+    (tmp_path / "app.js").write_text("one")
+    (tmp_path / build.SNAPSHOT).write_bytes(b"memory")
+    maker = tmp_path / "maker.mjs"
+    maker.write_text("make")
+    before = build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker])
+    (tmp_path / build.SNAPSHOT).write_bytes(b"other memory")
+    assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) == before
+    maker.write_text("make it otherwise")
+    assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) != before

@@ -1,0 +1,263 @@
+"""The worker boots from the build's snapshot, falls back to a plain boot when it cannot, and
+is replaced when it dies or stops answering; a browser that cannot run it at all says so.
+
+Failures are made from outside, without test hooks in the page: Playwright's routing drops,
+corrupts or swaps the downloads, and evaluating in the worker closes it, holds its thread, or
+throws in it."""
+
+import gzip
+import re
+
+import pytest
+
+import sim
+from build import SNAPSHOT
+from conftest import BOOT_TIMEOUT, DIST, ROOT, Watch, open_page
+
+# the page's deadlines, in ms, as web/python.js sets them
+DEADLINES = {name: int(ms) for name, ms in re.findall(
+    r"^  (\w+): (\d+),", (ROOT / "web" / "python.js").read_text().split("DEADLINES = {")[1].split("}")[0], re.M)}
+
+SETTINGS = [{"rps": 9.0, "prompt": 3000}, {"rps": 3.0, "link": 5.0}, {"reply": 450, "gap_target": 0.05}]
+
+
+def full(changes):
+    return sim.Settings().but(**changes).as_dict()
+
+
+def open_routed(browser, site, url_glob, handler, query=""):
+    context = browser.new_context()
+    context.route(url_glob, handler)
+    page = context.new_page()
+    page.watch = Watch(context, page)
+    page.set_default_timeout(BOOT_TIMEOUT)
+    page.goto(site + query)
+    return page
+
+
+def snapshot_bytes():
+    return (DIST / SNAPSHOT).read_bytes()
+
+
+def assert_native(page, changes):
+    want = full(changes)
+    assert page.evaluate("s => window.pdsplit.set(s)", want) == sim.compare(**want)
+    assert page.evaluate("window.pdsplit.result()") == sim.compare(**want)
+
+
+def test_boot_from_the_snapshot_gives_native_numbers(lesson):
+    info = lesson.evaluate("window.pdsplit.python()")
+    assert info["boot"] == "snapshot" and info["fallback"] is None and info["restarts"] == 0
+    assert "from its snapshot" in lesson.text_content("#status")
+    for changes in SETTINGS:
+        assert_native(lesson, changes)
+    lesson.evaluate("window.pdsplit.settled()")
+    figure = lesson.evaluate("window.pdsplit.figure('link')")
+    assert figure["shown"]["link.shared"]  # drawn by Python for these settings
+    assert lesson.evaluate("window.pdsplit.settings()") == full(SETTINGS[-1])
+
+
+def test_a_worker_started_with_boot_now_boots_unasked(lesson):
+    """The page's own workers start with ?boot=now: such a worker boots without a message
+    (a message to a worker that has just started waits for the page's main thread), and then
+    answers as the page's does. A worker without it waits for its boot request."""
+    found = lesson.evaluate("""async () => {
+        // the page's own worker URL, from the module the page loaded (the same instance)
+        const { workerURL } = await import(document.querySelector('script[src*="start.js"]').src);
+        const url = (now) => {
+            const found = new URL(workerURL);
+            if (now) found.searchParams.set('boot', 'now');
+            return found;
+        };
+        const ask = (worker, type, body = {}) => new Promise((resolve) => {
+            const id = Math.random();
+            const heard = (e) => { if (e.data.id === id) { worker.removeEventListener('message', heard); resolve(e.data); } };
+            worker.addEventListener('message', heard);
+            worker.postMessage({id, type, ...body});
+        });
+        const now = new Worker(url(true), {type: 'module'}), asked = new Worker(url(false), {type: 'module'});
+        try {
+            const began = performance.now();
+            while ((await ask(now, 'alive')).result.booting) {
+                if (performance.now() - began > 60000) return {booted: false};
+                await new Promise((next) => setTimeout(next, 50));
+            }
+            return {booted: true, waiting: (await ask(asked, 'alive')).result.booting,
+                    compare: (await ask(now, 'compare', {settings: {rps: 9}})).result.result};
+        } finally {
+            now.terminate();
+            asked.terminate();
+        }
+    }""")
+    assert found["booted"], "a worker with ?boot=now did not boot unasked within 60 s"
+    assert found["waiting"] is True  # the one without it still waits for its boot request
+    assert found["compare"] == sim.compare(rps=9)
+
+
+@pytest.mark.parametrize("damage, said", [
+    ("missing", "could not be downloaded (HTTP 404)"),
+    ("corrupt", "it is corrupt"),
+    ("other build", "Snapshot build id mismatch"),
+])
+def test_a_snapshot_that_cannot_be_used_falls_back_to_a_plain_boot(browser, site, damage, said):
+    data = snapshot_bytes()
+    if damage == "corrupt":  # bytes changed on the way: gzip's check fails
+        middle = len(data) // 2
+        data = data[:middle] + bytes(b ^ 0x5A for b in data[middle:middle + 64]) + data[middle + 64:]
+    elif damage == "other build":  # a snapshot of another Pyodide: its build id differs
+        raw = bytearray(gzip.decompress(data))
+        raw[16:48] = bytes(32)
+        data = gzip.compress(bytes(raw), compresslevel=1)
+
+    def route(route):
+        if damage == "missing":
+            route.fulfill(status=404, body="not here")
+        else:
+            route.fulfill(status=200, body=data, content_type="application/octet-stream")
+
+    page = open_routed(browser, site, f"**/{SNAPSHOT}*", route, "?rps=7.5")
+    try:
+        page.evaluate("window.pdsplit.ready")
+        info = page.evaluate("window.pdsplit.python()")
+        assert info["boot"] == "plain" and said in info["fallback"]
+        status = page.text_content("#status")
+        assert "by a full start, since its snapshot could not be used" in status and said in status
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=7.5)  # not baked
+        assert any(u.endswith(".whl") or ".whl?" in u for u in page.watch.requests)  # micropip's install
+        for changes in SETTINGS[:2]:
+            assert_native(page, changes)
+    finally:
+        page.context.close()
+
+
+@pytest.fixture(scope="module", params=[2, 4], ids=["one worker", "two workers"])
+def healing(browser, site, request):
+    """One page whose workers the tests below break, one way after another: with one worker,
+    and with a second one for the figures (as on 4 cores)."""
+    page = open_page(browser, site, cores=request.param)
+    page.evaluate("window.pdsplit.settled()")
+    assert len(page.evaluate("window.pdsplit.memory()")) == request.param // 2
+    yield page
+    page.context.close()
+
+
+def break_workers(page, how):
+    """Break every worker of the page from inside it."""
+    assert page.workers
+    for worker in page.workers:
+        worker.evaluate(f"setTimeout(() => {{ {how} }})")
+
+
+# Every change of the status line, with what the page showed at that moment.
+STATUS_LOG = """() => {
+    window.__statuses = [];
+    new MutationObserver(() => window.__statuses.push({
+        text: document.getElementById('status').textContent,
+        stale: document.body.classList.contains('stale'),
+        rps: window.pdsplit.result().settings.rps,
+        current: window.pdsplit.settings().rps,
+    })).observe(document.getElementById('status'), {childList: true, characterData: true, subtree: true});
+}"""
+
+
+@pytest.mark.parametrize("how, said", [
+    ("self.close();", f"it gave no answer within {DEADLINES['compare'] // 1000} s"),
+    ("for (;;) {}", f"it gave no answer within {DEADLINES['compare'] // 1000} s"),
+    ("throw new Error('broken on purpose');", "it failed (Uncaught Error: broken on purpose)"),
+], ids=["closed", "stuck", "error"])
+def test_a_dead_or_stuck_worker_is_replaced_and_the_next_change_is_right(healing, how, said):
+    page = healing
+    page.evaluate("window.pdsplit.settled()")
+    restarts = page.evaluate("window.pdsplit.python().restarts")
+    before = page.evaluate("window.pdsplit.result()")
+    page.evaluate(STATUS_LOG)
+    break_workers(page, how)
+    changes = {"rps": 5.5 + restarts, "prompt": 1800}
+    assert page.evaluate("s => window.pdsplit.set(s)", full(changes)) == sim.compare(**full(changes))
+    assert not page.evaluate("document.body.classList.contains('stale')")
+    stopped = [s for s in page.evaluate("window.__statuses") if s["text"].startswith("The simulator stopped")]
+    assert stopped and said in stopped[0]["text"] and "A new one is starting" in stopped[0]["text"]
+    # whenever the numbers on screen were computed for other settings, they looked it
+    statuses = page.evaluate("window.__statuses")
+    assert all(s["stale"] or s["rps"] == s["current"] for s in statuses), statuses
+    assert any(s["stale"] and s["rps"] == before["settings"]["rps"] for s in statuses)
+    info = page.evaluate("window.pdsplit.python()")
+    assert info["restarts"] == restarts + 1 and info["boot"] == "snapshot"
+    page.evaluate("window.pdsplit.settled()")  # every figure too, from the new workers
+    assert page.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == sim.show.report.number(changes["rps"])
+    assert page.text_content("#status").startswith("The simulator was restarted, since the one before ")
+    assert_native(page, {"rps": 2.0})
+
+
+def test_a_missing_wasm_is_said_within_seconds_and_the_baked_numbers_stay(browser, site):
+    page = open_routed(browser, site, "**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="gone"))
+    try:
+        failure = page.evaluate("window.pdsplit.ready.then(() => 'ready', e => e.message)")
+        # three starts failed on the wasm itself, not on a deadline
+        assert "Python's core (pyodide.asm.wasm) could not be loaded" in failure
+        assert "3 times in a row" in failure and "no answer" not in failure
+        status = page.text_content("#status")
+        assert status.startswith("Your browser could not run the simulator: ")
+        assert "The numbers shown were worked out when this page was built." in status
+        assert page.get_attribute("#status", "data-kind") == "error"
+        assert page.evaluate("window.pdsplit.result()") == sim.compare()  # the baked default
+        assert not page.evaluate("document.body.classList.contains('stale')")
+        # a setting without baked numbers: none shown as its own, and set() says why
+        message = page.evaluate("window.pdsplit.set({rps: 9}).then(() => 'resolved', e => e.message)")
+        assert message == failure
+        assert page.evaluate("document.body.classList.contains('stale')")
+        assert page.evaluate("window.pdsplit.result().settings.rps") == 4
+        assert "only the lesson's named states" in page.text_content("#status")
+        page.get_by_role("button", name="Busy: 10 req/s").click()  # a named state: baked numbers
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10)
+        assert not page.evaluate("document.body.classList.contains('stale')")
+    finally:
+        page.context.close()
+
+
+def test_a_browser_without_webassembly_is_told_at_once(browser, site):
+    def without_webassembly(route):
+        response = route.fetch()
+        route.fulfill(response=response, body="delete globalThis.WebAssembly;\n" + response.text())
+
+    page = open_routed(browser, site, "**/worker.js*", without_webassembly)
+    try:
+        failure = page.evaluate("window.pdsplit.ready.then(() => 'ready', e => e.message)")
+        assert failure == "it could not start Python (this browser cannot run WebAssembly)"  # one try
+        assert page.text_content("#status").startswith(
+            "Your browser could not run the simulator: it could not start Python (this browser cannot run WebAssembly).")
+    finally:
+        page.context.close()
+
+
+def test_a_storm_of_unawaited_changes_ends_on_the_last(lesson):
+    outcome = lesson.evaluate("""async (base) => {
+        const stops = JSON.parse(document.getElementById('pdsplit-baked').textContent)
+            .schema.find(f => f.name === 'rps').slider;
+        const promises = [];
+        for (let i = 0; i < 300; i++)
+            promises.push(window.pdsplit.set({...base, rps: stops[(i * 7) % stops.length]})
+                .then(r => r.settings.rps, e => e.message));
+        const outcomes = await Promise.all(promises);
+        return {last: stops[(299 * 7) % stops.length], outcomes};
+    }""", full({"prompt": 2400}))
+    last = outcome["last"]
+    assert outcome["outcomes"] == ["superseded by newer settings"] * 299 + [last]
+    assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=last, prompt=2400)
+    lesson.evaluate("window.pdsplit.settled()")
+    assert lesson.evaluate("window.pdsplit.settings()") == full({"rps": last, "prompt": 2400})
+    assert lesson.evaluate("location.search") == f"?rps={last:g}&prompt=2400"  # the link is the last setting
+    assert lesson.evaluate("window.pdsplit.figure('goodput').shown['goodput.rps']") == sim.show.report.number(last)
+
+
+
+def test_the_heaviest_settings_never_trip_a_deadline(lesson):
+    """At the page's limits every request still answers well within its deadline: the page
+    settles with the same workers, none ended for being slow."""
+    before = lesson.evaluate("window.pdsplit.python().restarts")
+    heaviest = full({"requests": 6000, "prompt": 8000, "rps": 20.0, "reply": 1000, "link": 0.1})
+    assert lesson.evaluate("s => window.pdsplit.set(s)", heaviest) == sim.compare(**heaviest)
+    lesson.evaluate("window.pdsplit.settled()")
+    assert lesson.evaluate("window.pdsplit.python().restarts") == before
+    assert "stopped" not in lesson.text_content("#status")
+    assert lesson.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == "20"
