@@ -14,9 +14,12 @@ BROWSER_FILE := $(VENV)/chromium-path
 
 all: build
 
-$(VENV)/.installed: requirements-dev.txt
+# The pinned tools, then sim itself, editable: `python -m sim` and `pdsplit` work from any
+# folder with the venv's Python (.venv/bin/python, or after `. .venv/bin/activate`).
+$(VENV)/.installed: requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from sim import Lab, Settings, __version__
+from sim.show.curves import load_top
 from sim.show.figures import FIGURES
 from sim.show.page import Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
@@ -279,6 +280,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
+             "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
              "pyodide": pyodide, "version": version, "states": states,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
@@ -291,6 +293,8 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
         "headline": headline,
         "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
         "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
+        "shared_goodput": html.escape(shown["shared.goodput"]),  # the phone's glance at the headline
+        "split_goodput": html.escape(shown["split.goodput"]),
         **{key.split(".")[1]: f'<span data-metric="{key}">{html.escape(text)}</span>'
            for key, text in constants.items()},
     }.items():

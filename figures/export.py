@@ -46,7 +46,7 @@ def readme(figures):
              "Drawn by `sim/show/figures.py` from the simulator at the lesson's defaults (4 req/s, "
              "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
              "word and 0.1 s between words; 600 requests, seed 7). Figures 5 and 6 go further "
-             "than the lesson (`../shared/spec/explore-model.md`): each names the settings it "
+             "than the lesson (`docs/model.md`): each names the settings it "
              "changes. Regenerate with `make figures`; the tests fail if a file here is stale.",
              ""]
     numbered = {f"fig{f.number}-{f.slug}": f for f in FIGURES.values() if f.number}

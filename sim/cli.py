@@ -20,7 +20,9 @@ def flag(name):
 def add_settings(parser):
     for name, f in FIELDS.items():
         meta = f.metadata
-        parser.add_argument(flag(name), dest=name, metavar=meta["unit"].upper() or "N",
+        # a choice shows its names, as argparse shows a command's: {alternate,least-loaded}
+        shown = "{" + ",".join(meta["choices"]) + "}" if meta["choices"] else meta["unit"].upper() or "N"
+        parser.add_argument(flag(name), dest=name, metavar=shown,
                             help=f"{meta['help']}: {describe(name)} (default {f.default})")
 
 
@@ -101,10 +103,17 @@ def build_parser():
         if name != "trace":
             p.add_argument("--json", action="store_true", help="print JSON instead of a table")
         if name == "sweep":
-            p.add_argument("--over", required=True, choices=SWEEPABLE, help="the axis")
+            p.add_argument("--over", required=True, type=axis, choices=SWEEPABLE, metavar="SETTING",
+                           help=f"the axis, spelled as its flag or its name: one of "
+                                f"{', '.join(flag(n)[2:] for n in SWEEPABLE)}")
             p.add_argument("--values", required=True, nargs="+", metavar="V",
                            help=f"values along it (spaces or commas; at most {MAX_POINTS})")
     return top
+
+
+def axis(text):
+    """A sweep's axis by its name or its flag's spelling: ttft_target or ttft-target."""
+    return text.strip().replace("-", "_")
 
 
 def sweep_values(over, texts):
@@ -173,7 +182,8 @@ def run(argv, out):
                 f"{compare_table(result)}")
     elif args.command == "sweep":
         result = lab.sweep(s, args.over, sweep_values(args.over, args.values))
-        text = f"{setting_line(s)}\n\n{sweep_table(result)}"
+        swept = (args.over, [p["value"] for p in result["points"]])
+        text = f"{setting_line(s, swept)}\n\n{sweep_table(result)}"
     elif args.command == "rate":
         result = lab.rate(s)
         text = f"{setting_line(s)}\n\n{rate_table(result, s)}"

@@ -16,6 +16,12 @@ def _grid(numerators, denominator):
     return tuple(k / denominator for k in numerators)
 
 
+# Requests a second: the lesson's quarter steps up to 20, then coarser steps up to 320, the
+# load the explorer's charts reach with 32 GPUs (10 req/s per GPU), so the slider reaches
+# every load a chart shows.
+_RPS_LADDER = _grid(range(1, 81), 4) + tuple(
+    float(v) for v in [*range(21, 41), *range(42, 81, 2), *range(85, 161, 5), *range(170, 321, 10)])
+
 # A log-like ladder 0.1 ... 400 GB/s that holds every link speed the lesson names.
 _LINK_LADDER = _grid(
     [m * 10**e for e in range(5) for m in (100, 125, 150, 200, 250, 300, 400, 500, 600, 800)
@@ -25,11 +31,12 @@ _LINK_LADDER = _grid(
 
 
 def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
-         page=None, help="", choices=None, group="lesson", look="", names=None):
+         page=None, help="", choices=None, group="lesson", look="", names=None, one=None):
     """A settings field with what the CLI, the page and the tests need to know about it."""
     meta = {
         "label": label,  # words the page puts by the slider
         "unit": unit,  # unit of the value itself
+        "one": one or unit,  # the unit after exactly 1, where it differs: "1 GPU", "2 GPUs"
         "limits": limits,  # (lowest, highest) the API accepts, both included
         "whole": whole,  # must be a whole number
         "slider": slider,  # the exact values a slider offers, or None: not a slider
@@ -41,7 +48,7 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         "help": help,  # one line for --help and the page's tooltip
         "choices": choices,  # the names a named setting takes, or None: a number
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
-        # the settings that go further (spec: explore-model.md), all of them off by default
+        # the settings that go further (docs/model.md: "Going further"), all of them off by default
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
         "names": names,  # words for each slider value, where a list reads better (layerwise)
@@ -70,12 +77,12 @@ CHIPS = ("A100", "H100", "B200")  # sim/costs.py has their datasheets
 class Settings:
     # Load: requests a second, arriving at random (Poisson).
     rps: float = knob(4.0, "Requests a second", "req/s", (0.01, 1000.0),
-                      slider=_grid(range(1, 81), 4), help="how many requests arrive each second")
+                      slider=_RPS_LADDER, help="how many requests arrive each second")
     # Prompt length the requests vary around (x0.5, x1 or x1.5).
-    prompt: int = knob(2000, "Prompt tokens", "tokens", (2, 131_072), whole=True,
+    prompt: int = knob(2000, "Prompt tokens", "tokens", (2, 131_072), whole=True, one="token",
                        slider=tuple(range(100, 8001, 100)), help="tokens to read per request")
     # Reply length the requests vary around (x0.5, x1 or x1.5).
-    reply: int = knob(200, "Reply length", "words", (2, 10_000), whole=True,
+    reply: int = knob(200, "Reply length", "words", (2, 10_000), whole=True, one="word",
                       slider=tuple(range(10, 1001, 10)), help="words (tokens) to write per request")
     # Speed of the link the KV cache crosses from reader to writer (split only).
     link: float = knob(25.0, "Link speed", "GB/s", (0.001, 10_000.0), slider=_LINK_LADDER,
@@ -90,6 +97,7 @@ class Settings:
                              help="longest acceptable pause between two words")
     # How many requests are simulated (the lesson uses 600).
     requests: int = knob(600, "Requests", "requests", (1, 200_000), whole=True, page=(1, 6000),
+                         one="request",
                          help="how many requests to simulate")
     # Seed of the random.Random that draws the requests. Capped at 2**53 - 1 so that the
     # page's JavaScript and JSON carry every seed exactly.
@@ -97,11 +105,11 @@ class Settings:
 
     # ---- the explorer (explore-model.md): every default gives the lesson's numbers ----
     # GPUs in all; shared, chunked and split always use the same ones, differently.
-    gpus: int = explorer(2, "GPUs", "GPUs", (2, 32), tuple(range(2, 33)),
+    gpus: int = explorer(2, "GPUs", "GPUs", (2, 32), tuple(range(2, 33)), one="GPU",
                          help="GPUs in all, used by every layout",
                          look="more GPUs serve more load; watch which layout gains more")
     # Of them, the GPUs that only read on the split; the rest only write.
-    readers: int = explorer(1, "Readers", "GPUs", (1, 31), tuple(range(1, 32)),
+    readers: int = explorer(1, "Readers", "GPUs", (1, 31), tuple(range(1, 32)), one="GPU",
                             help="of the GPUs, how many only read prompts on the split",
                             look="chat needs few readers, summarizing many: find the best ratio")
     # How a request picks its GPU (shared, chunked) or its writer (split).
@@ -110,7 +118,7 @@ class Settings:
                           look="least-loaded evens out bursts of long requests")
     # 0: off. Otherwise a third layout, chunked: shared GPUs that read this many prompt tokens
     # per writing step (chunked prefill), so a long read never stalls the replies for long.
-    chunk: int = explorer(0, "Chunk", "tokens", (0, 16_384), CHUNK_LADDER,
+    chunk: int = explorer(0, "Chunk", "tokens", (0, 16_384), CHUNK_LADDER, one="token",
                           help="prompt tokens a chunked GPU reads per step (off: no chunked layout)",
                           look="small chunks keep gaps short but make the first word later")
     # free: any number of caches cross the link at once; queued: one at a time.
@@ -125,7 +133,7 @@ class Settings:
                                      "layer by layer, while it is read"))
     # Prompts shorter than this are read by a writer itself: no crossing (Dynamo's rule).
     local_below: int = explorer(0, "Read locally below", "tokens", (0, 131_072),
-                                tuple(range(0, 8001, 250)),
+                                tuple(range(0, 8001, 250)), one="token",
                                 help="prompts shorter than this are read by the writer itself",
                                 look="short reads stall little and save the crossing")
     # The kind of the GPUs that read on the split (GPUs 0 .. readers-1 in every layout) ...
@@ -137,7 +145,7 @@ class Settings:
                              help="kind of the other GPUs (the split's writers)",
                              look="writing is memory-bound: a chip with more bandwidth writes faster")
     # Replies one GPU writes at once.
-    slots: int = explorer(32, "Slots", "replies", (1, 1024), SLOTS_LADDER,
+    slots: int = explorer(32, "Slots", "replies", (1, 1024), SLOTS_LADDER, one="reply",
                           help="replies one GPU writes at once",
                           look="fewer slots: requests queue for a place to be written")
     # The share of good requests that DistServe's rate goodput asks for.

@@ -1,8 +1,9 @@
 """The oracle: the explorer's model written straight from the spec, one step at a time.
 
-It follows /work/shared/spec/lesson-model.md and explore-model.md and nothing else: it shares
-no code with `sim/` (constants included) and does not read it. It is deliberately naive: every
-read, every writing step and every chunk of every GPU is walked, every gap is kept, and for
+It follows the model's definition (docs/model.md, written from the team's specs
+lesson-model.md and explore-model.md) and nothing else: it shares no code with `sim/`
+(constants included) and does not read it. It is deliberately naive: every read, every
+writing step and every chunk of every GPU is walked, every gap is kept, and for
 least-loaded routing every GPU is walked forward to each routing moment and its jobs counted.
 The fast engine must agree with it.
 """

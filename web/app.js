@@ -34,7 +34,7 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 const timings = { firstNumbers: NaN, pythonReady: NaN };
 let pythonReady = false; // a worker has booted and none has been lost since
 /** @type {string|null} */ let gaveUp = null; // why the browser could not run the simulator
-let readyStatus = ""; // what the status line says while Python is up
+let readyStatus = ""; // what the status line says while Python is up (sayStatus)
 /** @type {{python: string, pyodide: string, seconds: number, boot: string, fallback: string|null, restarts: number}|null} */
 let workerInfo = null;
 let restarts = 0;
@@ -60,6 +60,11 @@ const query = new URLSearchParams(location.search);
 // A URL that sets one of its settings opens it, and so does one that shows one of its parts.
 explorer.panel.open = explorer.fields.some((f) => query.has(f.name)) ||
   ["explorer", "rate", "ratio"].some((part) => view.show?.has(part));
+
+/** DistServe's goodput and the best ratio follow the main charts while the panel is open. */
+function showFurther() {
+  $("further").hidden = !explorer.open || !(shown("rate") || shown("ratio"));
+}
 
 /** Whether a part is on screen (?show=; every part without it). @param {string} part */
 function shown(part) {
@@ -109,11 +114,19 @@ function applyView() {
 function drawNumbers(message, source) {
   showTemplate($("headline"), message.headline ?? baked.headline, message.shown);
   showNumbers($("results"), message.shown);
-  document.body.classList.toggle("has-chunked", "chunked" in message.result); // a third column
+  showNumbers($("glance"), message.shown);
+  if (message.intro) {
+    showTemplate($("intro-gpus"), message.intro.gpus, message.shown, "span");
+    showTemplate($("intro-split"), message.intro.split, message.shown, "span");
+  }
+  const chunked = "chunked" in message.result;
+  document.body.classList.toggle("has-chunked", chunked); // a third column
+  $("table-caption").textContent = `${chunked ? "The three" : "Both"} layouts, for the settings below`;
   document.body.classList.remove("stale");
   $("results").classList.remove("pending");
-  if (source === "python") showStatus($("status"), readyStatus); // clears an earlier refusal
+  if (source === "python") refused = null; // the simulator took these settings
   onScreen = { result: message.result, shown: message.shown, key: table.key(settings) };
+  sayStatus();
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
   dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
   if (mainCharts().length === 0) mainDone(source); // no main chart is shown: none to wait for
@@ -218,7 +231,8 @@ function shows(main) {
       if (main) drawHeld();
       if (error instanceof PythonUnavailable) return; // said by the watchers
       document.body.classList.add("stale"); // the numbers shown are for other settings
-      showStatus($("status"), `The simulator refused these settings: ${error.message}`, "error");
+      refused = error.message;
+      sayStatus();
     },
   };
 }
@@ -288,12 +302,14 @@ const watchers = {
       : `by a full start, since its snapshot could not be used (${info.fallback?.replace(/^the snapshot was not used: /, "")})`;
     readyStatus = `${restartedAfter ? `The simulator was restarted, since ${restartedAfter.replace(/^it /, "the one before ")}. ` : ""}` +
       `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s, ${how}: every number here is now computed in your browser.`;
-    showStatus($("status"), readyStatus);
+    lostBecause = null;
+    sayStatus();
   },
   lost(reason) {
     pythonReady = false;
+    lostBecause = reason;
     markStale();
-    showStatus($("status"), `The simulator stopped: ${reason}. A new one is starting, and your settings go to it.`, "busy");
+    sayStatus();
   },
   gaveUp(reason) {
     pythonReady = false;
@@ -304,11 +320,37 @@ const watchers = {
 
 /** After the last failed start: the baked numbers stay, and the page says why. */
 function showGaveUp() {
-  const baked = drawBaked();
-  if (!baked) document.body.classList.add("stale");
-  showStatus($("status"), `Your browser could not run the simulator: ${gaveUp}. ` + (baked
-    ? "The numbers shown were worked out when this page was built."
-    : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
+  if (!drawBaked()) document.body.classList.add("stale");
+  sayStatus();
+}
+
+/** @type {string|null} */ let refused = null; // why the simulator refused the current settings
+/** @type {string|null} */ let lostBecause = null; // why the worker was lost, while a new one starts
+
+/**
+ * Say in the status line what is true now: where the numbers on screen come from, and
+ * whether they are for the settings shown (else they are dimmed, and it says so).
+ */
+function sayStatus() {
+  const forThese = onScreen?.key === table.key(settings); // the numbers shown are these settings'
+  const status = $("status");
+  if (gaveUp) {
+    showStatus(status, `Your browser could not run the simulator: ${gaveUp}. ` + (forThese
+      ? "The numbers shown were worked out when this page was built."
+      : "The numbers shown are for other settings, worked out when this page was built; only the lesson's named states (the buttons) have numbers without it."), "error");
+  } else if (refused) {
+    showStatus(status, `The simulator refused these settings: ${refused}`, "error");
+  } else if (lostBecause) {
+    showStatus(status, `The simulator stopped: ${lostBecause}. A new one is starting, and your settings go to it.`, "busy");
+  } else if (pythonReady) {
+    showStatus(status, readyStatus);
+  } else if (forThese) {
+    showStatus(status, "Python is starting in your browser; until it is ready, the numbers shown were worked out for these settings when this page was built.", "busy");
+  } else {
+    showStatus(status, onScreen
+      ? "Python is still starting: the numbers shown (dimmed) are for an earlier setting; yours follow as soon as it is ready."
+      : "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
+  }
 }
 
 /** A second worker for the lesson's figures, where the device has the cores for it: it boots
@@ -331,8 +373,22 @@ async function startFigureWorker() {
 // ---- settings in, from sliders, buttons, the URL and window.pdsplit ----
 
 function drawControls() {
-  for (const f of lessonSliders) showControl(table, f, settings[f.name]);
+  // The load slider reaches as far as the load charts go for these GPUs (and the load set).
+  const rpsTop = Math.max(baked.load_top[String(settings.gpus)], Number(settings.rps));
+  for (const f of lessonSliders) showControl(table, f, settings[f.name], f.name === "rps" ? rpsTop : undefined);
   explorer.show(settings);
+  const further = explorer.changed(settings);
+  $("states-keep").hidden = !further;
+  if (further) $("states-keep").textContent = "These buttons set the lesson's six sliders and keep what Go further sets; its “Back to the lesson's toy” clears that.";
+  // With more GPUs or chunks the goodput chart is the explorer's figure 5 (README, figures/).
+  $("title-goodput").textContent = `${Number(settings.gpus) !== 2 || Number(settings.chunk) ? "Figure 5. " : ""}Goodput against load`;
+}
+
+/** The lesson's sliders (and its URL-only settings) of a state; the rest as they are now. @param {Record<string, number|string>} state */
+function lessonPart(state) {
+  const next = { ...settings };
+  for (const f of table.fields) if (f.group === "lesson") next[f.name] = state[f.name];
+  return next;
 }
 
 /**
@@ -350,11 +406,10 @@ function change(next, notices = []) {
   history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
   drawControls();
   dimIfSlow();
+  refused = null; // said of the settings before
   if (gaveUp) showGaveUp();
-  else if (!pythonReady && !drawBaked()) {
-    document.body.classList.add("stale");
-    if (!workerInfo) showStatus($("status"), "Python is still starting: the numbers shown are for an earlier setting; yours follow as soon as it is ready.", "busy");
-  }
+  else if (!pythonReady && !drawBaked()) document.body.classList.add("stale");
+  sayStatus();
   return job;
 }
 
@@ -362,16 +417,12 @@ function buildControls() {
   for (const f of lessonSliders) {
     $("sliders").append(sliderRow(table, f, () => settings, (value) => change({ ...settings, [f.name]: value })));
   }
-  const buttons = $("states");
-  stateButtons(buttons, baked.states.filter((s) => s.group === "lesson"), (next) => change(next));
-  const reset = document.createElement("button");
-  reset.type = "button";
-  reset.textContent = "Reset";
-  reset.className = "reset";
-  reset.addEventListener("click", () => change(table.defaults()));
-  buttons.append(reset);
+  // The lesson's states set its sliders and keep the explorer's settings (said under them
+  // while any differs from the lesson's); the panel's questions set everything.
+  stateButtons($("states"), baked.states.filter((s) => s.group === "lesson"), (state) => change(lessonPart(state)));
   // Opened, the panel's own numbers (DistServe's goodput, the best ratio) are worked out too.
   explorer.panel.addEventListener("toggle", () => {
+    showFurther();
     if (!explorer.open) return;
     compute();
     if (gaveUp || !pythonReady) drawBaked();
@@ -428,11 +479,10 @@ addEventListener("message", (event) => {
 
 buildControls();
 applyView();
+showFurther();
 drawControls();
-if (!drawBaked(true)) {
-  document.body.classList.add("stale");
-  showStatus($("status"), "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
-}
+if (!drawBaked(true)) document.body.classList.add("stale");
+sayStatus();
 
 /**
  * Once what the newest settings need is on screen ("numbers", or "charts": every chart and

@@ -11,9 +11,10 @@
  * @param {SettingsTable} table @param {Field} f
  * @param {() => Record<string, number|string>} current  the settings now
  * @param {(value: number) => void} set  called with a new value
+ * @param {() => void} [atTop]  called when + is pressed at the highest stop it may reach now
  * @returns {HTMLElement}
  */
-export function sliderRow(table, f, current, set) {
+export function sliderRow(table, f, current, set, atTop = () => {}) {
   const row = document.createElement("div");
   row.className = "slider";
   row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +
@@ -33,6 +34,7 @@ export function sliderRow(table, f, current, set) {
       const top = Number(slider.max); // a slider may offer fewer stops than its field (readers)
       const index = Math.min(top, Math.max(0, table.sliderIndex(f.name, Number(current()[f.name])) + step));
       if (stops[index] !== current()[f.name]) set(stops[index]);
+      else if (step > 0) atTop();
     });
   }
   return row;

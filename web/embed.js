@@ -1,7 +1,8 @@
 // The one-line embed for course sites. A page that loads this script once, as
 //   <script src="<where dist/ is>/embed.js" defer></script>
 // gets, for every element <div data-pdsplit="?rps=10&show=link"></div>, a frame of the lesson
-// in embed mode with those settings and parts (README, "Embedding it in a course site").
+// in embed mode with those settings and parts. How to use it, the parts, the themes, the CSP
+// a strict host needs: README, "On a course site: live pieces in your text, one line each".
 // Each frame is its own page with its own worker, so it is made lazily: its page (and its
 // Python, about a second's boot and some 100 MB) loads only once it is near the screen. Each
 // fits its content: the page says how tall it is (a "pdsplit:height" message) and the frame

@@ -23,18 +23,67 @@ export class Explorer {
     this.table = table;
     this.panel = where.panel;
     this.fields = table.fields.filter((f) => f.group === "explorer");
+    /** What the readers' + said, and for which settings. @type {string|null} */ this.saidFor = null;
     for (const f of this.fields) {
       const set = (/** @type {number|string} */ value) => change({ ...current(), [f.name]: value });
-      const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set);
+      const atTop = f.name === "readers" ? () => this.moreReaders(current(), change) : undefined;
+      const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set, atTop);
       const help = document.createElement("p");
       help.className = "help";
       help.id = `help-${f.name}`;
       help.textContent = `${sentence(f.help)} ${sentence(f.look)}`;
       row.append(help);
+      if (f.name === "readers") { // says why + also added a GPU, or why it cannot
+        this.note = document.createElement("p");
+        this.note.className = "help said";
+        this.note.id = "note-readers";
+        this.note.setAttribute("role", "status");
+        row.append(this.note);
+      }
       row.querySelector("select, input")?.setAttribute("aria-describedby", help.id);
       where.controls.append(row);
     }
     stateButtons(where.states, named, change);
+    // The lesson's buttons keep these settings; this sets them all back to the lesson's.
+    const back = document.createElement("button");
+    back.type = "button";
+    back.className = "reset";
+    back.textContent = "Back to the lesson's toy";
+    back.addEventListener("click", () => {
+      const next = { ...current() };
+      for (const f of this.fields) next[f.name] = f.default;
+      change(next);
+    });
+    where.states.append(back);
+  }
+
+  /**
+   * + on Readers at its top: the split needs a writer, so a reader more takes a GPU more
+   * (the portfolio's "a second reader GPU"), unless the GPUs are at their top too. Either
+   * way it says so by the slider, not silently.
+   * @param {Settings} s @param {(next: Settings) => void} change
+   */
+  moreReaders(s, change) {
+    const gpus = /** @type {import("./settings.js").Field} */ (this.table.byName.get("gpus"));
+    const top = gpus.page[1];
+    if (Number(s.gpus) >= top) {
+      this.say(s, `${top} GPUs is the most, and the split needs a writer: ${Number(s.readers)} readers is the most here.`);
+      return;
+    }
+    const next = { ...s, gpus: Number(s.gpus) + 1, readers: Number(s.readers) + 1 };
+    change(next);
+    this.say(next, `A GPU was added too: the split needs a writer, so ${next.readers} readers take ${next.gpus} GPUs.`);
+  }
+
+  /** A note by the readers' slider, kept while these settings are. @param {Settings} s @param {string} text */
+  say(s, text) {
+    this.saidFor = this.table.key(s);
+    if (this.note) this.note.textContent = text;
+  }
+
+  /** Whether any of these settings differs from the lesson's. @param {Settings} s */
+  changed(s) {
+    return this.fields.some((f) => s[f.name] !== f.default);
   }
 
   /** Whether the panel is open (its charts and rate goodput are then worked out). */
@@ -44,6 +93,7 @@ export class Explorer {
 
   /** Show the settings on the controls; the readers' slider stops at gpus - 1. @param {Settings} s */
   show(s) {
+    if (this.note && this.saidFor !== this.table.key(s) && this.note.textContent) this.note.textContent = "";
     for (const f of this.fields) {
       showControl(this.table, f, s[f.name], f.name === "readers" ? Number(s.gpus) - 1 : undefined);
     }

@@ -7,6 +7,7 @@
  * @property {number} default
  * @property {string} label     words by the slider
  * @property {string} unit
+ * @property {string} one       the unit after exactly 1 ("GPU" where unit is "GPUs")
  * @property {[number, number]} limits  what the simulator accepts
  * @property {[number, number]} page    what the page takes from its URL
  * @property {boolean} whole
@@ -152,7 +153,7 @@ export class SettingsTable {
     // 0.1 x 1000 reads 100, not 100.00000000000001; whole numbers are exact as they are
     const text = f.whole ? (value * factor).toLocaleString("en-US")
       : String(Number((value * factor).toPrecision(12)));
-    const u = unit ?? f.unit;
+    const u = unit ?? (value * factor === 1 ? f.one : f.unit); // "1 GPU", "2 GPUs"
     return u ? `${text} ${u}` : text;
   }
 }

@@ -81,6 +81,26 @@ export function themed(figure) {
   return figure;
 }
 
+/** px: a chart narrower than this (a phone's) labels only the powers of ten on a log x axis. */
+const NARROW = 480;
+
+/**
+ * A figure fitted to its chart's width. Python labels a log axis 1-2-5 a decade, readable on
+ * a laptop; on a phone those labels would crowd and turn, and "0.5" would run into "1", so
+ * there only the powers of ten keep theirs (app.js draws a chart again when its width changes).
+ * @param {any} figure @param {number} width @returns {any}
+ */
+export function fitted(figure, width) {
+  if (width >= NARROW) return figure;
+  for (const [key, axis] of Object.entries(figure.layout ?? {})) {
+    if (!/^xaxis\d*$/.test(key) || axis?.type !== "log" || !Array.isArray(axis.tickvals)) continue;
+    const keep = axis.tickvals.map((/** @type {number} */ v, /** @type {number} */ i) => [v, axis.ticktext?.[i] ?? String(v)])
+      .filter(([, text]) => /^(0\.0*)?10*$/.test(String(text)));
+    if (keep.length >= 2) Object.assign(axis, { tickvals: keep.map(([v]) => v), ticktext: keep.map(([, text]) => text) });
+  }
+  return figure;
+}
+
 /**
  * Colours an author set for this piece (embed.js passes on the host page's --pdsplit-<name>):
  * only the page's own properties, and only values that are colours. Returns whether any was
@@ -134,7 +154,7 @@ export function showNumbers(root, shown) {
  */
 export function showFigure(chart, caption, reply) {
   if (chart && reply.figure) {
-    const figure = themed(structuredClone(reply.figure)); // Plotly writes into what it is given
+    const figure = fitted(themed(structuredClone(reply.figure)), chart.clientWidth); // Plotly writes into what it is given
     Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
   }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");

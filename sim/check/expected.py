@@ -52,8 +52,8 @@ def setting_text(name, value):
     """A slider's value as the page shows it (web/settings.js, `show`): "4 req/s", "100 ms"."""
     meta = FIELDS[name].metadata
     factor, unit = meta["shown"]
-    unit = unit or meta["unit"]
     x = value * factor
+    unit = unit or (meta["one"] if x == 1 else meta["unit"])  # "1 GPU", "2 GPUs"
     if meta["whole"]:
         text = f"{round(x):,}"
     else:  # JavaScript's String(Number(x.toPrecision(12))): 0.1 x 1000 reads 100

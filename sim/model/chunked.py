@@ -1,5 +1,5 @@
 """Chunked reading (chunked prefill): a GPU that reads prompts a chunk at a time between its
-writing steps, so that no reply waits long for a read (spec: "Chunked reading").
+writing steps, so that no reply waits long for a read (docs/model.md: "One GPU, and chunked reading").
 
 Each step reads up to `chunk` prompt tokens, from the prompts being read in order, and
 writes one word of every reply in a slot. One pass over the weights does both, so a step

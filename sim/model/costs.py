@@ -1,4 +1,4 @@
-"""The cost constants: one Llama-3-8B on one GPU (spec: "Costs"; the explorer's "GPU kinds").
+"""The cost constants: one Llama-3-8B on one GPU (docs/model.md: "Costs", "GPU kinds").
 
 Everything is derived from a few hardware/model facts so that the numbers the page shows
 can be traced back to a datasheet, not tuned.
@@ -17,7 +17,7 @@ LAYERS = 32  # the cache can cross layer by layer (Splitwise): 1/32 of it at a t
 CACHE_PER_TOKEN = LAYERS * 8 * 128 * 2 * 2  # bytes (131,072)
 SLOTS = 32  # replies one GPU writes at once (the lesson's; the explorer's `slots` setting)
 # A job that reaches a GPU within a nanosecond after a step's end counts as there at its end.
-# The spec's times are exact and floats are not: a clock that jumps many steps at once and
+# The model's times are exact and floats are not: a clock that jumps many steps at once and
 # one that adds them one by one round differently, and an exact tie (as when a reader's
 # prompts and a writer's steps line up) must not turn on which.
 EPS = 1e-9

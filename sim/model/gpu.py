@@ -1,6 +1,6 @@
 """One GPU serving replies: the lesson's loop, jumping from event to event.
 
-The spec's GPU walks one writing step at a time. Between two events (a job taken, a reply
+The model's GPU (docs/model.md) walks one writing step at a time. Between two events (a job taken, a reply
 ended) every step is alike, so this loop jumps straight over them: its cost grows with the
 number of requests, not with the number of words written.
 
@@ -153,7 +153,7 @@ def loop(chip=A100, slots=SLOTS, record=False):
             if i:  # the job before: is this one already there, with a slot free?
                 # Taken too before anyone writes, unless it needs a read and the one before
                 # did not: a round either reads one prompt, or takes the jobs that arrived
-                # with nothing to read and then writes one step (spec, "One GPU serving").
+                # with nothing to read and then writes one step (docs/model.md: "One GPU serving").
                 if a <= clock + EPS and len(ending) < slots and (p or not q):
                     pending = True
                 else:

@@ -93,39 +93,50 @@ class Lab:
         found at which the split's goodput is higher than the shared layout's, `below` the
         fastest at which it is not; they differ by less than one part in a million. If the
         split never (or always) wins, `verdict` says so. It does not depend on s.link."""
-        while not self.crossover_step(s):
-            pass
-        return {"settings": s.as_dict(), **self._found[("crossover",) + but(s, "link")]}
+        return {"settings": s.as_dict(), **self.find(*self._crossover(s))}
 
     def crossover_step(self, s):
         """One simulation further towards s's crossover; True once it is known. The page
         calls this between other work, so a long bisection never holds up new numbers."""
-        return self._step(("crossover",) + but(s, "link"), lambda: self._bisect(s))
+        return self.find_step(*self._crossover(s))
+
+    def _crossover(self, s):
+        return ("crossover",) + but(s, "link"), lambda: self._bisect(s)
 
     def rate(self, s):
         """DistServe's goodput of each layout: the most requests a second per GPU at which
-        at least s.attainment of requests are good (spec: "What is measured")."""
-        while not self.rate_step(s):
-            pass
-        return self._found[("rate",) + but(s, "rps")]
+        at least s.attainment of requests are good (docs/model.md: "What is measured, further")."""
+        return self.find(*self._rate(s))
 
     def rate_step(self, s):
         """One simulation further towards s's rate goodputs; True once they are known."""
-        return self._step(("rate",) + but(s, "rps"), lambda: self._rates(s))
+        return self.find_step(*self._rate(s))
+
+    def _rate(self, s):
+        return ("rate",) + but(s, "rps"), lambda: self._rates(s)
 
     def ratio(self, s):
         """The split's goodput and rate goodput for every number of readers of s.gpus."""
-        while not self.ratio_step(s):
-            pass
-        return self._found[("ratio",) + but(s, "readers")]
+        return self.find(*self._ratio(s))
 
     def ratio_step(self, s):
         """One simulation further towards s's best ratio; True once it is known."""
-        return self._step(("ratio",) + but(s, "readers"), lambda: self._ratios(s))
+        return self.find_step(*self._ratio(s))
 
-    def _step(self, key, make):
-        """Take the finding `key` (made by the generator `make()`, which pauses after each
-        simulation) one simulation further; True once it is known."""
+    def _ratio(self, s):
+        return ("ratio",) + but(s, "readers"), lambda: self._ratios(s)
+
+    def find(self, key, make):
+        """The finding `key`, made by the generator `make()` (which pauses, yields, after
+        each simulation, and returns the finding), worked out whole if it is not known."""
+        while not self.find_step(key, make):
+            pass
+        return self._found[key]
+
+    def find_step(self, key, make):
+        """Take the finding `key` one simulation further; True once it is known. Findings
+        are cached, and so are the steps of those under way (a few), so that the page can
+        take several a piece at a time, between other work."""
         if key in self._found:
             self._found.move_to_end(key)
             return True
@@ -149,7 +160,7 @@ class Lab:
         return out
 
     def _rate_of(self, layout, s):
-        """The spec's bisection on a log scale, pausing (yield) after each simulation."""
+        """The model's bisection on a log scale, pausing (yield) after each simulation."""
         key = ("rate of", layout) + but(s, "rps")
         if key in self._found:
             return self._found[key]
@@ -253,7 +264,7 @@ MAX_POINTS = 200  # points in one sweep
 SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
 BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
 RATE_RANGE = (0.01, 1000.0)  # requests a second the rate goodput's bisection searches
-RATE_STEPS = 30  # its halvings (spec)
+RATE_STEPS = 30  # its halvings (docs/model.md)
 
 
 # The lab behind `compare` (and `sim.compare`): shared by every call, so a change of only a

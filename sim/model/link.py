@@ -1,5 +1,5 @@
 """The split's hand-over: the reader pool, then the KV cache crossing the link to the writers
-(spec: "The split, with pools").
+(docs/model.md: "The split, with pools").
 
 Free: any number of caches cross at once (the lesson). Queued: one at a time, in the order
 they are ready to go. Whole: a cache goes once its prompt is read. Layer by layer

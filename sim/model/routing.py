@@ -1,4 +1,4 @@
-"""Routing: which GPU of a pool takes each job (spec: "Routing").
+"""Routing: which GPU of a pool takes each job (docs/model.md: "Routing").
 
 A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in the order
 they reach it, and can be asked how many jobs it holds at a moment.

@@ -6,11 +6,11 @@ Each lists the pieces of simulation it needs (`needs_along`, `link_needs`), one 
 so the page can warm the lab a few at a time and stay responsive, then draws from cached runs.
 """
 
+from bisect import insort
 from functools import partial
-from math import log10
 
 from ..model import costs
-from ..model.lab import BISECTION_STEPS, layouts_of
+from ..model.lab import BISECTION_STEPS, but, layouts_of
 from ..model.layouts import chip
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
@@ -30,16 +30,59 @@ def along(lab, s, over, values):
 
 
 # With more GPUs than the lesson's two, the load axis stretches with them (more GPUs take
-# more load) and has fewer points: each point simulates every layout on every GPU.
+# more load, up to 10 req/s per GPU) and starts with fewer points, since each simulates every
+# layout on every GPU. Then points are added where the curves bend: while two neighbours'
+# goodput (of any layout) differs by more than BEND, a point goes half way between the two
+# that differ most, REFINE of them at most.
 EXPLORER_RPS = (0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 14.0, 20.0)
+REFINE = 6
+BEND = 0.10
 
 
-def points(over, s):
-    """The x values of a chart along `over`: its fixed points and the current value."""
-    grid = POINTS[over]
+def load_top(gpus):
+    """The highest load the load charts show for a number of GPUs: the page's load slider
+    reaches it (it stops at 20 req/s for the lesson's two GPUs)."""
+    return POINTS["rps"][-1] if gpus <= 2 else EXPLORER_RPS[-1] * gpus / 2
+
+
+def points(lab, over, s):
+    """The x values of a chart along `over`: its points (the explorer's load axis found as
+    above) and the current value."""
     if over == "rps" and s.gpus > 2:
-        grid = tuple(v * s.gpus / 2 for v in EXPLORER_RPS)
+        grid = lab.find(*load_axis(lab, s))
+    else:
+        grid = POINTS[over]
     return tuple(sorted(set(grid) | {getattr(s, over)}))
+
+
+def load_axis(lab, s):
+    """The explorer's load axis as a finding of the lab, (key, make): make() simulates a run
+    at a time (yield), and returns the points. It depends on every setting but the load."""
+    def make():
+        xs = [v * s.gpus / 2 for v in EXPLORER_RPS]
+        goodput = {}
+
+        def simulate(x):
+            at = s.but(rps=x)
+            for layout in layouts_of(s):
+                lab.run(layout, at)
+                yield
+            result = lab.compare(at)
+            goodput[x] = [result[layout]["goodput"] for layout in layouts_of(s)]
+
+        for x in xs:
+            yield from simulate(x)
+        for _ in range(REFINE):
+            step, a, b = max((max(abs(p - q) for p, q in zip(goodput[a], goodput[b])), a, b)
+                             for a, b in zip(xs, xs[1:]))
+            if step <= BEND:
+                break
+            middle = (a + b) / 2
+            yield from simulate(middle)
+            insort(xs, middle)
+        return tuple(xs)
+
+    return ("load axis",) + but(s, "rps"), make
 
 
 def runs_of(lab, settings):
@@ -49,12 +92,17 @@ def runs_of(lab, settings):
 
 
 def needs_along(over):
-    return lambda lab, s: runs_of(lab, [s.but(**{over: v}) for v in points(over, s)])
+    def needs(lab, s):
+        if over == "rps" and s.gpus > 2:  # the load axis, a simulation a piece; then this load
+            steps = (len(EXPLORER_RPS) + REFINE) * len(layouts_of(s)) + 1
+            return [partial(lab.find_step, *load_axis(lab, s))] * steps + runs_of(lab, [s])
+        return runs_of(lab, [s.but(**{over: v}) for v in points(lab, over, s)])
+    return needs
 
 
 def link_needs(lab, s):
     """The split at each link speed, then the bisection for the crossover, a step a piece."""
-    runs = runs_of(lab, [s.but(link=v) for v in points("link", s)])
+    runs = runs_of(lab, [s.but(link=v) for v in points(lab, "link", s)])
     return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 
@@ -68,7 +116,7 @@ def lines_along(rows, here, key, x_value, scale, unit):
 
 def goodput_along(lab, s, over, x_title):
     """Goodput of every layout along one setting, the current setting circled."""
-    rows = along(lab, s, over, points(over, s))
+    rows = along(lab, s, over, points(lab, over, s))
     here = lab.compare(s)
     curves, circles = lines_along(rows, here, "goodput", getattr(s, over), 100, "%")
     fig = {"data": curves + [circles], "layout": base_layout(
@@ -94,7 +142,7 @@ def goodput_by_rps(lab, s):
 
 def gap_by_rps(lab, s):
     """Figure 2: p99 gap against load, with the gap target."""
-    rows = along(lab, s, "rps", points("rps", s))
+    rows = along(lab, s, "rps", points(lab, "rps", s))
     x = [v for v, _ in rows]
     here = lab.compare(s)
     target = s.gap_target * 1000
@@ -121,7 +169,7 @@ def gap_by_rps(lab, s):
                f"{tag('gap.step', ms(chip(s, s.readers).step))}")
     if s.chunk:
         chunked_top = max(r["chunked"]["gap_p99"] for _, r in rows)
-        caption += (f"; reading in chunks of {tag('gap.chunk', number(s.chunk))} tokens keeps "
+        caption += (f"; chunked, reading {tag('gap.chunk', number(s.chunk))} tokens a step, keeps "
                     f"the p99 gap at most {tag('gap.chunked_p99', ms(chunked_top))}")
     return fig, caption + "."
 
@@ -129,7 +177,7 @@ def gap_by_rps(lab, s):
 def goodput_by_link(lab, s):
     """Figure 3: goodput against link speed (log), the crossover marked."""
     cross = lab.crossover(s)
-    links = list(points("link", s))
+    links = list(points(lab, "link", s))
     if cross["link"] is not None and cross["link"] < links[0]:
         links.insert(0, cross["link"])
     rows = along(lab, s, "link", links)
@@ -147,12 +195,11 @@ def goodput_by_link(lab, s):
     layout["meta"] = {"crossover": cross["link"], "verdict": cross["verdict"]}
     if cross["verdict"] == "between":
         g = cross["link"]
-        data.append({"type": "scatter", "mode": "lines", "name": "crossover", "x": [g, g],
-                     "y": [0, 100], "line": {"color": TARGET, "width": 2, "dash": "dot"},
+        # Named in the legend, not written on the plot: beside the line, a label would sit
+        # on the split's curve, which climbs steeply there.
+        data.append({"type": "scatter", "mode": "lines", "name": f"crossover {g:.3g} GB/s",
+                     "x": [g, g], "y": [0, 100], "line": {"color": TARGET, "width": 2, "dash": "dot"},
                      "hovertemplate": f"{g:.3g} GB/s<extra>crossover</extra>"})
-        layout["annotations"] = [{"x": log10(g), "y": 50, "xref": "x", "yref": "y",
-                                  "text": f"crossover<br>{g:.3g} GB/s", "showarrow": False,
-                                  "xanchor": "left", "xshift": 6, "font": {"size": 13}}]
         caption = (f"Below {tag('link.crossover', f'{g:.3g} GB/s')} (found by bisection) the "
                    f"split's goodput falls to the shared layout's "
                    f"{tag('link.shared', percent(cross['shared_goodput']))} or less; the cache "
@@ -186,5 +233,11 @@ def goodput_by_prompt(lab, s):
                f"{tag('prompt.link', number(s.link))} GB/s: {ahead}; at "
                f"{tag('prompt.last', number(last))} tokens, shared "
                f"{tag('prompt.last_shared', percent(end['shared']['goodput']))}, split "
-               f"{tag('prompt.last_split', percent(end['split']['goodput']))}.")
-    return fig, caption
+               f"{tag('prompt.last_split', percent(end['split']['goodput']))}")
+    if s.chunk:  # every layout shown is named
+        best = max(layouts(end), key=lambda name: end[name]["goodput"])
+        caption += (f", chunked {tag('prompt.last_chunked', percent(end['chunked']['goodput']))} "
+                    f"(prompts read {tag('prompt.chunk', number(s.chunk))} tokens a step)"
+                    + (f": {best} serves the most there" if end[best]["goodput"] >
+                       min(end[name]["goodput"] for name in layouts(end)) else ""))
+    return fig, caption + "."

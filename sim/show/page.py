@@ -20,7 +20,7 @@ from ..model import costs
 from ..model.lab import Lab
 from ..settings import Settings
 from .figures import FIGURES
-from .report import headline, ms, shown
+from .report import headline, intro, ms, shown
 
 # Requests the page's cached runs may hold: enough for every run of the largest figure at
 # the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
@@ -80,7 +80,9 @@ def compare_message(lab, s):
     """What the page shows for settings s: the result, its numbers as text, the headline."""
     result = lab.compare(s)
     template, texts = headline(s)
-    return {"result": result, "shown": {**shown(result), **texts}, "headline": template}
+    sentences, intro_texts = intro(s)
+    return {"result": result, "shown": {**shown(result), **texts, **intro_texts},
+            "headline": template, "intro": sentences}
 
 
 def footer():

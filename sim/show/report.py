@@ -111,6 +111,26 @@ def headline(s):
     return text + ".", texts
 
 
+def intro(s):
+    """The introduction's sentences that depend on the GPUs, as templates whose {intro.*}
+    fields the page fills (each number marked): {"gpus": ..., "split": ...}.
+    At the lesson's two GPUs they are the lesson's own words."""
+    writers = s.gpus - s.readers
+    if s.gpus == 2:
+        gpus, split = "Two GPUs serve a language model.", "one GPU only reads, the other only writes"
+    else:
+        gpus = "{intro.gpus} GPUs serve a language model."
+        reads = "one GPU only reads" if s.readers == 1 else "{intro.readers} GPUs only read"
+        if writers == 1:
+            writes = "the other only writes" if s.readers == 1 else "the other one only writes"
+        else:
+            writes = "the other {intro.writers} only write"
+        split = f"{reads}, {writes}"
+    texts = {"intro.gpus": number(s.gpus), "intro.readers": number(s.readers),
+             "intro.writers": number(writers)}
+    return {"gpus": gpus, "split": split}, texts
+
+
 def plural(n, word):
     return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
@@ -122,13 +142,34 @@ def fill(template, texts):
     return template
 
 
-def setting_line(s):
-    line = (f"{number(s.rps)} req/s, prompts of {number(s.prompt)} tokens, replies of "
-            f"{number(s.reply)} words, link {number(s.link)} GB/s; targets: first word within "
-            f"{number(s.ttft_target)} s, gaps within {ms(s.gap_target)}; "
-            f"{number(s.requests)} requests, seed {s.seed}")
-    further = [f"{name}={setting(getattr(s, name))}" for name, f in FIELDS.items()
-               if f.metadata["group"] == "explorer" and getattr(s, name) != f.default]
+# How setting_line writes each of the lesson's settings: {} is its value.
+SETTING_WORDS = {
+    "rps": "{} req/s", "prompt": "prompts of {} tokens", "reply": "replies of {} words",
+    "link": "link {} GB/s", "ttft_target": "first word within {} s", "gap_target": "gaps within {}",
+    "requests": "{} requests", "seed": "seed {}",
+}
+
+
+def setting_line(s, swept=None):
+    """The settings in one line, as the CLI's tables are headed. swept: (name, values) of a
+    sweep, whose setting is written as the values it takes, not as the one it does not."""
+    def words(name):
+        write = ms if name == "gap_target" else setting
+        if swept and swept[0] == name:
+            value = " / ".join(map(write, swept[1]))
+            return SETTING_WORDS[name].format(value) + " (swept)"
+        return SETTING_WORDS[name].format(write(getattr(s, name)))
+
+    line = (f"{words('rps')}, {words('prompt')}, {words('reply')}, {words('link')}; targets: "
+            f"{words('ttft_target')}, {words('gap_target')}; {words('requests')}, {words('seed')}")
+    further = []
+    for name, f in FIELDS.items():
+        if f.metadata["group"] != "explorer":
+            continue
+        if swept and swept[0] == name:
+            further.append(f"{name}={' / '.join(map(setting, swept[1]))} (swept)")
+        elif getattr(s, name) != f.default:
+            further.append(f"{name}={setting(getattr(s, name))}")
     return line + ("; " + " ".join(further) if further else "")
 
 

@@ -1,28 +1,30 @@
 """Figure 1: a read stalls a shared GPU, while the split's writer goes on writing. Drawn from a
 fresh run with the marks from which every word's time follows (timeline.py)."""
 
-from ..model import costs
+from ..model.layouts import chip
 from ..traffic.draws import Workload
 from .charts import SHARED, SPLIT, base_layout, word_marks
 from .report import an, ms, number, tag
 from .timeline import shared_gpu, step_times, words, writer
 
 CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs
+HEADROOM = 1.9  # rows of room above the top row of words, for the read's label
 
 
 def stall_window(s, served, prompts, replies):
     """Pick the read to show: a lone read of a prompt of the set length, over the most replies."""
     at = step_times(served.marks, served.step)
+    read_cost = chip(s, 0).read_cost  # the first GPU's kind: reader_gpu, in every layout
     best = None
     for j, (p, r) in enumerate(zip(prompts[:CANDIDATES], replies)):
         if p != s.prompt or r < 2:
             continue
         taken = served.last_step[j] - r + 1  # the step count when its read began
-        start, end = served.first[j] - p * costs.READ_COST, served.first[j]
-        lone = abs(at(taken) - start) < 1e-9 and abs(at(taken + 1) - (end + costs.STEP)) < 1e-9
+        start, end = served.first[j] - p * read_cost, served.first[j]
+        lone = abs(at(taken) - start) < 1e-9 and abs(at(taken + 1) - (end + served.step)) < 1e-9
         if not lone:
             continue
-        writing = sum(1 for k in range(max(0, j - 4 * costs.SLOTS), j)
+        writing = sum(1 for k in range(max(0, j - 4 * s.slots), j)
                       if replies[k] > 1 and served.last_step[k] - replies[k] + 1 <= taken
                       < served.last_step[k])
         if writing and (best is None or writing > best[0]):
@@ -49,7 +51,7 @@ def stall(lab, s):
             f"No {tag('stall.prompt', number(s.prompt))}-token read on the first shared GPU "
             f"overlaps a reply being written at these settings, so there is no stall to show.")
     _, j, start, end = found
-    t0, t1 = start - 6 * costs.STEP, end + 10 * costs.STEP
+    t0, t1 = start - 6 * served.step, end + 10 * served.step
     data = []
     stall_gap = None
     shared_words = words(served, replies, t0, t1)
@@ -68,9 +70,14 @@ def stall(lab, s):
     layout["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": read_from,
                          "x1": read_to, "y0": 0, "y1": 1, "fillcolor": "rgba(217,95,2,0.15)",
                          "line": {"width": 0}, "layer": "below"}]
-    layout["annotations"] = [{"xref": "x", "yref": "paper", "x": (read_from + read_to) / 2,
-                              "y": 1, "yanchor": "top", "showarrow": False,
-                              "text": f"read<br>{ms(end - start)}", "font": {"size": 13}}]
+    # The label sits in a strip kept free above the top row of words, so that it never runs
+    # over a word, however narrow the read's band (a short read, a fast chip) or the screen.
+    top = max(len(shared_words), len(writer_words)) - 1
+    for axis in ("yaxis", "yaxis2"):
+        layout[axis]["range"] = [-0.8, top + HEADROOM]
+    layout["annotations"] = [{"xref": "x", "yref": "y", "x": (read_from + read_to) / 2,
+                              "y": top + 0.6, "yanchor": "bottom", "showarrow": False,
+                              "text": f"read {ms(end - start)}", "font": {"size": 13}}]
     layout["meta"] = {"stall": stall_gap, "read": end - start, "start": t0, "end": t1}
     writing = (f"keeps every reply it writes within {tag('stall.writer_gap', ms(writer_gap))} "
                f"between two words" if writer_gap is not None else "has no reply to write")
@@ -78,7 +85,7 @@ def stall(lab, s):
                f"{an('stall.prompt', s.prompt)}-token prompt for "
                f"{tag('stall.read', ms(end - start))} and writes nothing meanwhile: every reply "
                f"it is writing waits {tag('stall.gap', ms(stall_gap))} between two words (the "
-               f"read plus one {tag('stall.step', ms(costs.STEP))} step). Over the same "
+               f"read plus one {tag('stall.step', ms(served.step))} step). Over the same "
                f"{tag('stall.window', ms(t1 - t0))}, the split's writer, which never reads, "
                f"{writing}.")
     return {"data": data, "layout": layout}, caption

@@ -1,4 +1,5 @@
-"""The requests: drawn from a seeded `random.Random`, exactly as the spec orders the draws.
+"""The requests: drawn from a seeded `random.Random`, exactly as the model orders the draws
+(docs/model.md: "The requests").
 
 The random numbers do not depend on any setting: `expovariate(rps)` is `-log(1 - u) / rps`
 and the prompt and reply multipliers are picks among three. So the draws are made once per
@@ -28,7 +29,7 @@ class Draws:
         uniform, bits = rng.random, rng.getrandbits
         spacings, prompt_picks, reply_picks = [], [], []
         for _ in range(count):
-            # Same order of draws as the spec: gap, prompt, reply. `choice` among three is
+            # Same order of draws as the model: gap, prompt, reply. `choice` among three is
             # `_randbelow(3)`: two random bits, drawn again while they read 3 (CPython 3.11
             # to 3.14). Inlined because it is most of the cost of drawing; the tests check it
             # against `rng.choice` itself.

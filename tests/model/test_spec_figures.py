@@ -1,7 +1,7 @@
 """The engine and the oracle each reproduce the specs' figures, to the digit shown.
 
-/work/shared/spec/lesson-model.md and explore-model.md each end with a table of "figures a
-faithful simulator gives". The oracle is written from those specs alone and the engine is not;
+The model's definition (docs/model.md, from the specs lesson-model.md and explore-model.md)
+ends each part with a table of "figures a faithful simulator gives". The oracle is written from those specs alone and the engine is not;
 both are checked against the tables, so that their agreement means agreement with the specs.
 
 The `local_below=1500` row (78.8%, 473 good) fixes one reading of the lesson's loop where a

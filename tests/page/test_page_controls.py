@@ -29,7 +29,7 @@ def test_arrow_keys_move_a_slider_and_the_url(lesson):
 
 def test_lesson_states_are_buttons_and_exact(lesson):
     for label, changes in [("Busy: 10 req/s", {"rps": 10}), ("Slow link: 0.25 GB/s", {"link": 0.25}),
-                           ("Short prompts: 200 tokens", {"prompt": 200}), ("Reset", {})]:
+                           ("Short prompts: 200 tokens", {"prompt": 200}), ("Lesson default", {})]:
         lesson.get_by_role("button", name=label).click()
         lesson.wait_for_function(
             "want => JSON.stringify(window.pdsplit.result().settings) === JSON.stringify(want)",
@@ -65,11 +65,11 @@ def test_url_state_opens_exactly(browser, site):
 
 
 def test_bad_url_values_are_clamped_and_said(browser, site):
-    page = open_page(browser, site + "?rps=50&prompt=abc&link=-3&reply=25.5&colour=red&requests=1e9"
+    page = open_page(browser, site + "?rps=500&prompt=abc&link=-3&reply=25.5&colour=red&requests=1e9"
                      "&seed=1e20&ttft_target=Infinity&gap_target=0x10", ready=False)
     try:
         notices = page.text_content("#notices")
-        assert "rps=50 is above the page's range (0.25 req/s to 20 req/s); using 20 req/s." in notices
+        assert "rps=500 is above the page's range (0.25 req/s to 320 req/s); using 320 req/s." in notices
         assert "prompt=abc is not a number; using 2,000 tokens." in notices
         assert "link=-3 is below the page's range (0.1 GB/s to 400 GB/s); using 0.1 GB/s." in notices
         assert "reply=25.5 must be a whole number; using 26 words." in notices
@@ -80,7 +80,7 @@ def test_bad_url_values_are_clamped_and_said(browser, site):
         assert "ttft_target=Infinity is above the page's range (0.1 s to 5 s); using 5 s." in notices
         assert "gap_target=0x10 is not a number; using 100 ms." in notices  # not read as 16
         page.evaluate("window.pdsplit.ready")
-        want = dict(rps=20.0, link=0.1, reply=26, requests=6000, seed=2**53 - 1, ttft_target=5.0)
+        want = dict(rps=320.0, link=0.1, reply=26, requests=6000, seed=2**53 - 1, ttft_target=5.0)
         assert page.evaluate("window.pdsplit.settings()") == sim.Settings().but(**want).as_dict()
         assert page.evaluate("window.pdsplit.result()") == sim.compare(**want)
         assert page.get_attribute("#status", "data-kind") == "info"
@@ -103,4 +103,4 @@ def test_step_buttons_move_one_stop(lesson):
     assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25, link=20)
     lesson.evaluate("window.pdsplit.set({rps: 20})")
     lesson.get_by_role("button", name="Raise requests a second one stop").click()
-    assert lesson.evaluate("window.pdsplit.settings().rps") == 20  # the top stop holds
+    assert lesson.evaluate("window.pdsplit.settings().rps") == 20  # the top stop for 2 GPUs holds

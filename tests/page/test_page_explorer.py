@@ -141,8 +141,10 @@ def test_readers_never_exceed_gpus_minus_one(explorer):
     assert explorer.get_attribute("#slider-readers", "max") == "1"  # stops 1 and 2 only
     assert explorer.text_content("#value-readers") == "2 GPUs"
     assert "leaves no writer" in explorer.text_content("#notices")
-    explorer.click("#slider-readers + button.step")  # + at the top stays at the top
-    assert explorer.evaluate("window.pdsplit.settings().readers") == 2
+    explorer.click("#slider-readers + button.step")  # + at the top adds a GPU with the reader
+    assert explorer.evaluate("window.pdsplit.settings()")["readers"] == 3
+    assert explorer.evaluate("window.pdsplit.settings()")["gpus"] == 4
+    assert "the split needs a writer" in explorer.text_content("#note-readers")
     explorer.select_option("#choice-routing", "alternate")
     explorer.wait_for_function("window.pdsplit.settings().routing === 'alternate'")
 

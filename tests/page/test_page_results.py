@@ -60,7 +60,8 @@ def test_set_refuses_unknown_names(lesson):
 # Digits outside headings, buttons, status lines, the plots and [data-metric] elements.
 BARE_NUMBERS = """() => {
         // #announce: the headline again, hidden, for screen readers
-        const skip = "h1, h2, button, #status, #notices, #announce, .plot, .name, script, [data-metric]";
+        // .said: a note of what the page did with a setting, by its control, as #notices are
+        const skip = "h1, h2, button, #status, #notices, #announce, .said, .plot, .name, script, [data-metric]";
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         const bare = [];
         for (let node; (node = walker.nextNode());) {

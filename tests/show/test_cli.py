@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +179,41 @@ def test_the_words_follow_the_settings():
     text = trace_text(rps=1000)
     assert "at 10 req/s" not in text and "at 1000 req/s one reader falls behind" in text
     assert "the last arrives at 0.6 s" in text
+
+
+def test_a_sweeps_header_names_the_values_it_sweeps_not_the_fixed_one():
+    out = cli("sweep", "--over", "rps", "--values", "1,2")
+    assert out.splitlines()[0].startswith("1 / 2 req/s (swept), prompts of 2,000 tokens")
+    assert "4 req/s" not in out.splitlines()[0]
+    line = cli("sweep", "--over", "gap_target", "--values", "0.05", "0.1").splitlines()[0]
+    assert "gaps within 50.0 ms / 100.0 ms (swept)" in line
+    line = cli("sweep", "--over", "gpus", "--values", "2,4").splitlines()[0]
+    assert line.endswith("; gpus=2 / 4 (swept)")
+
+
+def test_a_sweeps_axis_takes_its_flags_spelling_too():
+    by_flag = json.loads(cli("sweep", "--over", "ttft-target", "--values", "0.2,1", "--json"))
+    by_name = json.loads(cli("sweep", "--over", "ttft_target", "--values", "0.2,1", "--json"))
+    assert by_flag == by_name and by_flag["over"] == "ttft_target"
+    done = subprocess.run([sys.executable, "-m", "sim", "sweep", "--over", "ttft-targets",
+                           "--values", "1"], capture_output=True, text=True)
+    assert done.returncode == 2 and "invalid choice: 'ttft_targets'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_help_shows_a_choices_names():
+    out = cli("compare", "--help")
+    assert "--routing {alternate,least-loaded}" in out
+    assert "--reader-gpu {A100,H100,B200}" in out
+    assert "--routing N" not in out
+
+
+def test_python_m_sim_runs_from_any_folder(tmp_path):
+    # `make test`'s set-up installs sim into the venv (editable): no need to stand in the repo
+    done = subprocess.run([sys.executable, "-m", "sim", "compare", "--rps", "10", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == sim.compare(rps=10)
+    pdsplit = Path(sys.executable).with_name("pdsplit")
+    done = subprocess.run([str(pdsplit), "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "usage: python -m sim" in done.stdout
