@@ -24,7 +24,7 @@ def test_the_model_is_documented_in_the_repository_and_linked():
 
 
 def test_nothing_sends_a_reader_outside_the_repository():
-    outside = [name for name in tracked() if (ROOT / name).is_file() and
+    outside = [name for name in tracked() if (ROOT / name).is_file() and name != "tests/test_docs.py" and
                re.search(r"\.\./shared/|/work/shared/", (ROOT / name).read_text(errors="ignore"))]
     assert outside == []
 

@@ -162,8 +162,10 @@ export function showFigure(chart, caption, reply) {
 
 /** @param {HTMLElement} element @param {string} text @param {"info"|"busy"|"error"} [kind] */
 export function showStatus(element, text, kind = "info") {
-  element.textContent = text;
-  element.dataset.kind = kind;
+  // written only when it changes: the page says what is true after every change, and a
+  // status line rewritten with the same words would be read out again
+  if (element.textContent !== text) element.textContent = text;
+  if (element.dataset.kind !== kind) element.dataset.kind = kind;
 }
 
 /** @param {HTMLElement} element @param {string[]} notices */

@@ -17,7 +17,7 @@ from conftest import DIST, ROOT, SUBPATH, Server, SubPathHandler
 import sim
 
 # The README's embedding, as a course site would copy it.
-EMBED = re.search(r"### Embedding it in a course site.*?```html\n(.*?)```",
+EMBED = re.search(r"### The whole page in one frame, by hand.*?```html\n(.*?)```",
                   (ROOT / "README.md").read_text(), re.S).group(1)
 HOST = "/courses/llm-serving/lesson-7.html"
 TAMPERED_KEY = "split.goodput"

@@ -68,7 +68,7 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     page = (DIST / "index.html").read_text()
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
-    refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith("data:")]
+    refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith(("data:", "#"))]
     # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
     assert len(refs) == 7
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]

@@ -22,7 +22,7 @@ def snippet(site):
 
 
 def test_the_one_line_embed_leads_the_section():
-    section = README.split("### Live pieces in a course's text", 1)[1]
+    section = README.split("## On a course site", 1)[1]
     first = re.search(r"```html\n(.*?)```", section, re.S).group(1).splitlines()
     assert first[0] == ONE_LINE and SCRIPT.fullmatch(first[1])
 

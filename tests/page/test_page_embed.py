@@ -4,7 +4,7 @@ import re
 
 from conftest import BOOT_TIMEOUT, ROOT, Watch
 
-EMBED = re.search(r"### Embedding it in a course site.*?```html\n(.*?)```",
+EMBED = re.search(r"### The whole page in one frame, by hand.*?```html\n(.*?)```",
                   (ROOT / "README.md").read_text(), re.S).group(1)
 
 

@@ -57,7 +57,7 @@ def assert_fits(page):
     assert page.evaluate(SMALL_TARGETS) == []
 
 LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => plot)
-    .filter(plot => !plot.closest('details:not([open])')).map(plot => {
+    .filter(plot => !plot.closest('[hidden], details:not([open])')).map(plot => {
     const legend = plot.querySelector('g.legend');
     const areas = Array.from(plot.querySelectorAll('.draglayer .nsewdrag'), r => r.getBoundingClientRect());
     if (!legend || areas.length === 0) return [plot.id, null, null];
@@ -84,7 +84,7 @@ def test_layout(browser, site, artifacts, width, height):
 
 # Each chart is as wide as its box, and its legend above its plot area.
 CHARTS_FIT = """() => Array.from(document.querySelectorAll('.plot'))
-    .filter(plot => !plot.closest('details:not([open])')).every(plot => {
+    .filter(plot => !plot.closest('[hidden], details:not([open])')).every(plot => {
     const svg = plot.querySelector('svg.main-svg');
     const legend = plot.querySelector('g.legend');
     const areas = Array.from(plot.querySelectorAll('.draglayer .nsewdrag'), r => r.getBoundingClientRect().top);

@@ -40,8 +40,10 @@ def test_page_equals_native(lesson, changes):
     for name, text in lesson.evaluate("""() => Array.from(
             document.querySelectorAll('[data-metric^="settings."]'),
             e => [e.dataset.metric.split('.')[1], e.textContent])"""):
-        factor, unit = FIELDS[name].metadata["shown"]
-        assert text == f"{number(full[name] * factor)} {unit or FIELDS[name].metadata['unit']}"
+        meta = FIELDS[name].metadata
+        factor, unit = meta["shown"]
+        x = full[name] * factor
+        assert text == f"{number(x)} {unit or (meta['one'] if x == 1 else meta['unit'])}"  # 1 GPU, 2 GPUs
     headline = lesson.text_content("#headline")
     assert want["shared.goodput"] in headline and want["split.goodput"] in headline
 

@@ -129,7 +129,7 @@ def test_the_colours_are_the_same_list_everywhere():
     css = (ROOT / "web" / "style.css").read_text()
     root = css.split(":root {", 1)[1].split("}", 1)[0]
     defined = set(re.findall(r"^\s*(--[\w-]+):", root, re.M))
-    table = README.split("#### Themes and colours", 1)[1].split("####", 1)[0]
+    table = README.split("### Themes and colours", 1)[1].split("###", 1)[0]
     documented = {name for row in table.splitlines() if row.startswith("| `--")
                   for name in re.findall(r"`(--[\w-]+)`", row.split("|")[1])}
     view = (ROOT / "web" / "view.js").read_text()

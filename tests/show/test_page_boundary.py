@@ -22,8 +22,12 @@ def ask(page, request):
 def test_compare(page):
     reply = ask(page, {"type": "compare", "settings": {"rps": 10}})
     assert reply["result"] == sim.compare(rps=10)
-    assert reply["shown"] == shown(sim.compare(rps=10))
+    texts = {key: text for key, text in reply["shown"].items() if not key.startswith("intro.")}
+    assert texts == shown(sim.compare(rps=10))
     assert reply["headline"] == HEADLINE
+    # the introduction's sentences that follow the GPUs: the lesson's own words at two
+    assert reply["intro"] == {"gpus": "Two GPUs serve a language model.",
+                              "split": "one GPU only reads, the other only writes"}
 
 
 def test_figures_come_in_pieces_then_whole(page):
