@@ -128,7 +128,7 @@ def setting_line(s):
             f"{number(s.ttft_target)} s, gaps within {ms(s.gap_target)}; "
             f"{number(s.requests)} requests, seed {s.seed}")
     further = [f"{name}={setting(getattr(s, name))}" for name, f in FIELDS.items()
-               if f.metadata["group"] == "explorer" and getattr(s, name) != f.default]
+               if f.metadata["group"] != "lesson" and getattr(s, name) != f.default]
     return line + ("; " + " ".join(further) if further else "")
 
 
