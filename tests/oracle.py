@@ -1,10 +1,11 @@
 """The oracle: the explorer's model written straight from the spec, one step at a time.
 
 It follows /work/shared/spec/lesson-model.md, explore-model.md and chips-and-rules.md (power
-caps, prices, Dynamo's whole rule) and nothing else: it shares
-no code with `sim/` (constants included) and does not read it. It is deliberately naive: every
-read, every writing step and every chunk of every GPU is walked, every gap is kept, and for
-least-loaded routing every GPU is walked forward to each routing moment and its jobs counted.
+caps, prices, Dynamo's whole rule) and nothing else: it shares no code with `sim/`
+(constants included) and does not read it. It is deliberately naive: every read, every
+writing step and every chunk of every GPU is walked, every gap is kept, for least-loaded
+routing every GPU is walked forward to each routing moment and its jobs counted, and for
+Dynamo's queue rule every prompt sent to the readers before a request is looked at again.
 The fast engine must agree with it.
 """
 

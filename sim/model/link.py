@@ -25,7 +25,8 @@ def reads(work, s):
     readers before it start being read strictly after that arrival (they wait for a reader).
     Those starts never decrease (each prompt starts no sooner than the one before it: it
     arrives no sooner, and the earliest free reader is free no sooner), so the prompts still
-    waiting are the last ones sent, and one index past those that have started counts them."""
+    waiting are the last ones sent: an index that moves past those that have started, as
+    the arrivals go on, counts them in one pass."""
     read_cost = reader_chip(s).read_cost
     took = per_prompt(work.prompts, lambda p: p * read_cost)
     local_below, local_queue = s.local_below, s.local_queue
