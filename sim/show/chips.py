@@ -137,6 +137,10 @@ def caption(s, found, names):
             f"{tag('chips.readers', number(s.readers))} "
             f"reader{'' if s.readers == 1 else 's'} and {tag('chips.writers', number(writers))} "
             f"writer{'' if writers == 1 else 's'}, at {prices_words(s)}. ")
+    text += "The split, per dollar and per kWh: " + "; ".join(
+        f"{mix} {tag(f'chips.{key}_per_dollar', count(e['split']['per_dollar']))} and "
+        f"{tag(f'chips.{key}_per_kwh', count(e['split']['per_kwh']))}"
+        for key, _, mix, _, e in found) + ". "
     for measure, words in (("per_dollar", "dollar"), ("per_kwh", "kWh")):
         best = []
         for name in names:  # the mixes that serve most (equal ones all named)

@@ -50,6 +50,10 @@ def test_the_caption_gives_the_runs_numbers_and_the_prices(drawn):
     caption = out["caption"]
     assert "at the example prices (A100 $1.30, H100 $3.00 an hour)" in caption
     assert "the datasheet TDPs (A100 400 W, H100 700 W)" in caption
+    # the spec's economics table, mix by mix (the split's good requests per $ and per kWh)
+    assert ("The split, per dollar and per kWh: A100s alone 13,056 and 42,432; H100s reading for "
+            "A100s (Splitwise-HA) 15,893 and 62,126; H100s alone 20,793 and 89,112; H100s with "
+            "the writers capped at 50% 20,793 and 118,816.") in caption
     assert "split with H100s alone and H100s with the writers capped at 50% (20,793)" in caption
     assert "split with H100s with the writers capped at 50% (118,816)" in caption
     assert "keeps the split's rate goodput at 17.3 req/s per GPU" in caption
