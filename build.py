@@ -47,6 +47,7 @@ WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "
 PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
 SNAPSHOT_MAKER = ROOT / "snapshot.mjs"
 SNAPSHOT = "snapshot.bin.gz"  # in dist/
+PAGE_FIGURES = [name for name, figure in FIGURES.items() if figure.page]  # what the page draws
 
 
 class MissingInput(Exception):
@@ -131,7 +132,8 @@ def bake(lab):
             s = Settings().but(**changes)
             figures = {}
             for key, figure in FIGURES.items():
-                figures[key] = figure.render(lab, s)
+                if figure.page:  # a file's figure only (page=False): the page draws it not yet
+                    figures[key] = figure.render(lab, s)
             states.append({"name": name, "label": label, "group": group,
                            "settings": s.as_dict(), "compare": compare_message(lab, s),
                            "figures": figures})
@@ -173,7 +175,7 @@ def snapshot_requests():
     requests = [{"type": "compare", "settings": changes} for _, _, changes in STATES]
     requests += [{"type": "compare", "settings": {"rps": 7.5, "prompt": 3000, "link": 5}},
                  {"type": "compare", "settings": {"requests": 2000, "seed": 11, "reply": 350}}]
-    for name in FIGURES:  # whole figures: part 0 with a cold lab does every piece
+    for name in PAGE_FIGURES:  # whole figures: part 0 with a cold lab does every piece
         requests.append({"type": "figure", "name": name, "settings": {"prompt": 3000}, "part": 0})
     return requests
 
@@ -202,7 +204,7 @@ def make_snapshot(out, pyodide, wheel):
     booted = check_snapshot(out / pyodide, out / SNAPSHOT)
     print(f"snapshot: {len(data) / 1e6:.1f} MB of memory, {(out / SNAPSHOT).stat().st_size / 1e6:.1f} MB "
           f"gzipped (Python {made['python']}); booted from it in Node in {booted:.1f} s, and it "
-          f"gave native Python's numbers: {len(STATES) + 2} settings and {len(FIGURES)} figures")
+          f"gave native Python's numbers: {len(STATES) + 2} settings and {len(PAGE_FIGURES)} figures")
     return len(data)
 
 

@@ -5,7 +5,8 @@ the oracle and the engine on them back to back (three times each, alternately, k
 side's fastest), and keeps the ratio; the speed-up printed is the median of those ratios:
 on the lesson's settings, and on the explorer's (chunked reading, four GPUs, least-loaded
 routing). Then the time of one compare at 600, 6,000 and 60,000 requests, of a 20-point
-sweep over requests a second, of sim.rate at the defaults and of sim.ratio for 8 GPUs.
+sweep over requests a second, of sim.rate at the defaults, of sim.ratio for 8 GPUs, and of
+sim.economics for 8 GPUs (chips-and-rules.md's settings, each layout's rate bisection).
 """
 
 import random
@@ -87,6 +88,9 @@ def main():
     print(f"sim.rate at the defaults (fresh lab): {t * 1e3:.0f} ms (target under 1 s)")
     t = median_time(lambda: sim.Lab().ratio(sim.Settings(gpus=8, rps=16.0)), 3)
     print(f"sim.ratio at gpus=8 rps=16 (fresh lab): {t * 1e3:.0f} ms")
+    economics = sim.Settings(gpus=8, readers=4, rps=16.0, reader_gpu="H100")
+    t = median_time(lambda: sim.Lab().economics(economics), 5)
+    print(f"sim.economics at gpus=8 readers=4 reader_gpu=H100 (fresh lab): {t * 1e3:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""The command line: compare, sweep, crossover and trace, with flags made from the settings;
-and check, which checks a deployed copy of the page (sim/check/)."""
+"""The command line: compare, sweep, crossover, trace, rate, ratio and economics, with flags
+made from the settings; and check, which checks a deployed copy of the page (sim/check/)."""
 
 import argparse
 import json
@@ -10,6 +10,7 @@ from .model.lab import MAX_POINTS, SWEEPABLE, Lab
 from .settings import FIELDS, Settings, describe, parse
 from .show.report import (METRICS, compare_table, fill, headline, layouts, number, percent,
                           rate_table, ratio_table, setting_line, shown, value)
+from .show.economics import economics_table
 from .show.walkthrough import lesson
 
 
@@ -90,6 +91,8 @@ def build_parser():
         "rate": "DistServe's rate goodput: the most requests a second per GPU at which at "
                 "least the attainment share of requests is good",
         "ratio": "the split's goodput and rate goodput for every number of readers",
+        "economics": "good requests per dollar and per kWh of each layout, at its rate goodput, "
+                     "and the prices and power they used",
         "check": "check a deployed copy of the page in a Chromium: its simulator version, every "
                  "number on screen against a native run, screenshots against a baseline "
                  f"(needs Playwright: pip install '{check.PACKAGE}[check]')",
@@ -190,6 +193,9 @@ def run(argv, out):
     elif args.command == "ratio":
         result = lab.ratio(s)
         text = f"{setting_line(s)}\n\n{ratio_table(result, s)}"
+    elif args.command == "economics":
+        result = lab.economics(s)
+        text = f"{setting_line(s)}\n\n{economics_table(result, s)}"
     else:
         result = lab.crossover(s)
         text = f"{setting_line(s)}\n\n{crossover_text(result)}"

@@ -48,7 +48,9 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         "help": help,  # one line for --help and the page's tooltip
         "choices": choices,  # the names a named setting takes, or None: a number
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
-        # the settings that go further (docs/model.md: "Going further"), all of them off by default
+        # the settings that go further (docs/model.md: "Going further"), all of them off by
+        # default; "price": a number with no slider (docs/model.md: "Price and power"), which
+        # the page only reads from its URL
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
         "names": names,  # words for each slider value, where a list reads better (layerwise)
@@ -153,6 +155,41 @@ class Settings:
                              shown=(100, "%"), group="explorer",
                              help="share of good requests the rate goodput asks for",
                              look="rate goodput: the most load per GPU at which this share is good")
+
+    # ---- chips and rules (docs/model.md: "Price and power"): every default gives the numbers
+    # above ----
+    # Power caps, a share of the kind's TDP. A capped GPU reads at that share of its peak
+    # FLOP/s (reading is compute-bound), writes as fast (writing is memory-bound) and draws
+    # that share of its TDP. Readers: GPUs 0 .. readers-1 in every layout; writers: the rest.
+    reader_power: float = knob(1.0, "Reader power cap", "", (0.5, 1.0),
+                               slider=_grid(range(50, 101, 5), 100), shown=(100, "%"),
+                               group="explorer",
+                               help="power cap of the readers (the first GPUs, in every layout), "
+                                    "as a share of their TDP",
+                               look="reading is compute-bound: a capped GPU reads slower")
+    writer_power: float = knob(1.0, "Writer power cap", "", (0.5, 1.0),
+                               slider=_grid(range(50, 101, 5), 100), shown=(100, "%"),
+                               group="explorer",
+                               help="power cap of the other GPUs (the split's writers), as a "
+                                    "share of their TDP",
+                               look="writing is memory-bound: capped writers write as fast on "
+                                    "less power")
+    # Dollars per GPU-hour; 0 takes the kind's example price (sim/model/economics.py). They
+    # change no simulation, only the economics. No slider: a group of their own, for which
+    # the page builds no control yet (its URL takes them).
+    reader_price: float = knob(0.0, "Reader price", "$/GPU-hour", (0.0, 1000.0), group="price",
+                               help="dollars an hour for one reader GPU (0: the kind's example price)")
+    writer_price: float = knob(0.0, "Writer price", "$/GPU-hour", (0.0, 1000.0), group="price",
+                               help="dollars an hour for one writer GPU (0: the kind's example price)")
+    # 0: off. Otherwise a prompt is read by a writer itself also when, at its arrival, at
+    # least this many prompts wait for a reader (Dynamo's rule, whole, with local_below).
+    local_queue: int = explorer(0, "Read locally past a queue of", "prompts", (0, 200_000),
+                                tuple(range(0, 17)), one="prompt",
+                                # (no digits in the help: the page shows it, and marks every
+                                # number it shows)
+                                help="a prompt is also read by the writer itself when at least "
+                                     "this many prompts wait for a reader (off: by length only)",
+                                look="past a long queue, a writer's own read beats the wait")
 
     def __post_init__(self):
         for f in fields(self):

@@ -1,15 +1,18 @@
 """The oracle: the explorer's model written straight from the spec, one step at a time.
 
 It follows the model's definition (docs/model.md, written from the team's specs
-lesson-model.md and explore-model.md) and nothing else: it shares no code with `sim/`
-(constants included) and does not read it. It is deliberately naive: every read, every
-writing step and every chunk of every GPU is walked, every gap is kept, and for
-least-loaded routing every GPU is walked forward to each routing moment and its jobs counted.
+lesson-model.md, explore-model.md and chips-and-rules.md: power caps, prices, Dynamo's whole
+rule) and nothing else: it shares no code with `sim/` (constants included) and does not read
+it. It is deliberately naive: every read, every writing step and every chunk of every GPU is
+walked, every gap is kept, for least-loaded routing every GPU is walked forward to each routing
+moment and its jobs counted, and for Dynamo's queue rule every prompt sent to the readers
+before a request is looked at again.
 The fast engine must agree with it.
 """
 
 import math
 import random
+from math import fsum
 
 WEIGHTS = 8_030_261_248  # Llama-3-8B parameters
 # GPU kinds, datasheet figures, bf16 dense: (peak FLOP/s, memory B/s)
@@ -17,6 +20,12 @@ KINDS = {
     "A100": (312e12, 2.039e12),  # A100 80 GB SXM
     "H100": (989.5e12, 3.35e12),  # H100 SXM
     "B200": (2.25e15, 8.0e12),  # B200 HGX, 1,000 W; NVIDIA's "up to 8 TB/s"
+}
+# chips-and-rules.md, "Power": (TDP in W, example price in $ per GPU-hour)
+POWER_AND_PRICE = {
+    "A100": (400, 1.30),  # A100 80 GB SXM
+    "H100": (700, 3.00),  # H100 SXM
+    "B200": (1000, 5.50),  # B200 HGX
 }
 READ_COST = 2 * WEIGHTS / 312e12  # A100: seconds to read one prompt token
 STEP = 2 * WEIGHTS / 2.039e12  # A100: one writing step
@@ -29,8 +38,10 @@ LAYERS = 32
 EPS = 1e-9
 
 
-def read_cost(kind):
-    return 2 * WEIGHTS / KINDS[kind][0]
+def read_cost(kind, cap=1.0):
+    """Capped at share `cap` of its TDP, a GPU reads at cap x its peak FLOP/s (the spec:
+    2 x weights / (peak x c)); its writing step is unchanged."""
+    return 2 * WEIGHTS / (KINDS[kind][0] * cap)
 
 
 def step_time(kind):
@@ -71,8 +82,8 @@ class Gpu:
     Jobs are given in the order they reach it (equal times by request index). `walk(until)`
     performs, in order, every action of the loop that begins strictly before `until`."""
 
-    def __init__(self, kind, slots):
-        self.read_cost, self.step, self.slots = read_cost(kind), step_time(kind), slots
+    def __init__(self, kind, slots, cap=1.0):
+        self.read_cost, self.step, self.slots = read_cost(kind, cap), step_time(kind), slots
         self.clock = 0.0
         self.queue = []  # jobs given to it, in the order they reached it
         self.nxt = 0  # the next job of the queue to take
@@ -148,8 +159,8 @@ class Gpu:
 class ChunkedGpu(Gpu):
     """The chunked layout's loop: up to `chunk` prompt tokens read in each writing step."""
 
-    def __init__(self, kind, slots, chunk):
-        super().__init__(kind, slots)
+    def __init__(self, kind, slots, chunk, cap=1.0):
+        super().__init__(kind, slots, cap)
         self.chunk = chunk
         self.reading = []  # [job, tokens still to read], in the order they started
 
@@ -213,27 +224,46 @@ def serve_pool(gpus, pool_jobs, routing, alternate_key):
 
 
 def kinds(o):
-    return [o["reader_gpu"] if k < o["readers"] else o["writer_gpu"] for k in range(o["gpus"])]
+    """(kind, power cap) of every GPU: the readers' first, in every layout."""
+    return [(o["reader_gpu"], o["reader_power"]) if k < o["readers"]
+            else (o["writer_gpu"], o["writer_power"]) for k in range(o["gpus"])]
 
 
 def shared_layout(jobs, o, chunked=False):
     """Shared (or chunked): every GPU reads and writes; a request reaches the pool at arrival."""
     if chunked:
-        gpus = [ChunkedGpu(kind, o["slots"], o["chunk"]) for kind in kinds(o)]
+        gpus = [ChunkedGpu(kind, o["slots"], o["chunk"], cap) for kind, cap in kinds(o)]
     else:
-        gpus = [Gpu(kind, o["slots"]) for kind in kinds(o)]
+        gpus = [Gpu(kind, o["slots"], cap) for kind, cap in kinds(o)]
     pool = [Job(i, a, p, r, read=True) for i, (a, p, r) in enumerate(jobs)]
     pool.sort(key=lambda job: (job.reach, job.index))
     return serve_pool(gpus, pool, o["routing"], lambda n, job: job.index % len(gpus))
 
 
-def crossings(jobs, o):
-    """The split's readers and link: [(index, landing)] for every prompt a reader reads."""
-    cost = read_cost(o["reader_gpu"])
+def waiting_for_a_reader(reads, arrival):
+    """Dynamo's count: the prompts sent to the readers so far (all before this request, in
+    arrival order) whose reading starts strictly after its arrival, over all readers."""
+    return sum(1 for _, start, _, _, _ in reads if start > arrival)
+
+
+def is_local(o, p, reads, arrival):
+    """Read by a writer itself: shorter than local_below, or (local_queue > 0) arriving while
+    at least local_queue prompts wait for a reader."""
+    if p < o["local_below"]:
+        return True
+    return o["local_queue"] > 0 and waiting_for_a_reader(reads, arrival) >= o["local_queue"]
+
+
+def crossings(jobs, o, local=None):
+    """The split's readers and link: [(index, landing)] for every prompt a reader reads; the
+    indices of the requests read locally are added to `local`."""
+    cost = read_cost(o["reader_gpu"], o["reader_power"])
     free = [0.0] * o["readers"]
     reads = []  # (index, start, read, end, T)
-    for i, (a, p, r) in enumerate(jobs):  # one queue in arrival order
-        if p < o["local_below"]:
+    for i, (a, p, r) in enumerate(jobs):  # one queue in arrival order (equal: by index)
+        if is_local(o, p, reads, a):
+            if local is not None:
+                local.append(i)
             continue
         starts = [max(f, a) for f in free]
         k = starts.index(min(starts))  # earliest start, the lowest index on equal starts
@@ -270,11 +300,12 @@ def crossings(jobs, o):
 
 def split_layout(jobs, o, peak=None):
     """Split: readers read (or, local, a writer reads); caches cross; the writers write."""
-    pool = [Job(i, land, jobs[i][1], jobs[i][2], read=False) for i, land in crossings(jobs, o)]
-    pool += [Job(i, a, p, r, read=True) for i, (a, p, r) in enumerate(jobs)
-             if p < o["local_below"]]
+    local = []
+    pool = [Job(i, land, jobs[i][1], jobs[i][2], read=False)
+            for i, land in crossings(jobs, o, local)]
+    pool += [Job(i, jobs[i][0], jobs[i][1], jobs[i][2], read=True) for i in local]
     pool.sort(key=lambda job: (job.reach, job.index))
-    writers = [Gpu(kind, o["slots"]) for kind in kinds(o)[o["readers"]:]]
+    writers = [Gpu(kind, o["slots"], cap) for kind, cap in kinds(o)[o["readers"]:]]
     out = serve_pool(writers, pool, o["routing"], lambda n, job: n % len(writers))
     if peak is not None:
         peak.extend(w.most for w in writers)
@@ -310,7 +341,8 @@ def metrics(jobs, out, ttft_target, gap_target):
 DEFAULTS = dict(rps=4.0, prompt=2000, reply=200, link=25.0, ttft_target=0.5, gap_target=0.1,
                 requests=600, seed=7, gpus=2, readers=1, routing="alternate", chunk=0,
                 link_sharing="free", layerwise=0, local_below=0, reader_gpu="A100",
-                writer_gpu="A100", slots=32, attainment=0.9)
+                writer_gpu="A100", slots=32, attainment=0.9, reader_power=1.0,
+                writer_power=1.0, reader_price=0.0, writer_price=0.0, local_queue=0)
 
 
 def options(**given):
@@ -338,7 +370,8 @@ def run(layout, jobs, o):
 def compare(rps=4.0, prompt=2000, reply=200, link=25.0, ttft_target=0.5, gap_target=0.1,
             requests=600, seed=7, gpus=2, readers=1, routing="alternate", chunk=0,
             link_sharing="free", layerwise=0, local_below=0, reader_gpu="A100",
-            writer_gpu="A100", slots=32, attainment=0.9):
+            writer_gpu="A100", slots=32, attainment=0.9, reader_power=1.0, writer_power=1.0,
+            reader_price=0.0, writer_price=0.0, local_queue=0):
     o = options(**locals())
     jobs = draw(o["rps"], o["prompt"], o["reply"], o["requests"], o["seed"])
     return {layout: metrics(jobs, run(layout, jobs, o), o["ttft_target"], o["gap_target"])
@@ -384,6 +417,28 @@ def ratio(**settings):
         m = metrics(jobs, split_layout(jobs, ro), ro["ttft_target"], ro["gap_target"])
         rows.append({"readers": r, "goodput": m["goodput"], "rate": rate_of("split", ro)})
     return rows
+
+
+def economics(**settings):
+    """chips-and-rules.md, "Economics": per layout the rate goodput, what the gpus GPUs cost
+    an hour and draw, and the good requests per dollar and per kWh at that rate."""
+    o = options(**settings)
+    rates = rate(**settings)
+    gpus = []  # (price an hour, watts) of each GPU
+    for k in range(o["gpus"]):
+        pool = "reader" if k < o["readers"] else "writer"
+        kind = o[f"{pool}_gpu"]
+        tdp, example = POWER_AND_PRICE[kind]
+        price = o[f"{pool}_price"] if o[f"{pool}_price"] > 0 else example
+        gpus.append((price, tdp * o[f"{pool}_power"]))
+    price_per_hour = fsum(price for price, _ in gpus)
+    watts = fsum(w for _, w in gpus)
+    out = {}
+    for layout, r in rates.items():
+        out[layout] = {"rate": r, "price_per_hour": price_per_hour, "watts": watts,
+                       "per_dollar": r * o["gpus"] * 3600 / price_per_hour,
+                       "per_kwh": r * o["gpus"] * 3600 / (watts / 1000)}
+    return out
 
 
 # The lesson's names, kept for the tests that use them (one reader, one A100 writer).

@@ -24,15 +24,21 @@ EPS = 1e-9
 
 
 class Chip:
-    """A kind of GPU: what reading one prompt token and one writing step cost on it."""
+    """A kind of GPU: what reading one prompt token and one writing step cost on it.
 
-    __slots__ = ("name", "peak_flops", "bandwidth", "read_cost", "step")
+    power: its power cap, a share of its TDP (docs/model.md: "Price and power"). Capped, it reads
+    at that share of its peak FLOP/s and writes as fast (its memory bandwidth is unchanged).
+    The read cost is worked out as 2 x weights / (peak x power), so uncapped (x 1.0, exact)
+    it is the datasheet chip's to the last bit."""
 
-    def __init__(self, name, peak_flops, bandwidth):
+    __slots__ = ("name", "peak_flops", "bandwidth", "read_cost", "step", "power")
+
+    def __init__(self, name, peak_flops, bandwidth, power=1.0):
         self.name = name
-        self.peak_flops = peak_flops  # bf16 dense FLOP/s
+        self.peak_flops = peak_flops  # bf16 dense FLOP/s, uncapped
         self.bandwidth = bandwidth  # memory B/s
-        self.read_cost = 2 * WEIGHTS / peak_flops  # seconds per prompt token
+        self.power = power  # share of its TDP it may draw
+        self.read_cost = 2 * WEIGHTS / (peak_flops * power)  # seconds per prompt token
         self.step = 2 * WEIGHTS / bandwidth  # seconds per writing step
 
 
@@ -46,3 +52,9 @@ CHIPS = {chip.name: chip for chip in (
     Chip("H100", 989.5e12, 3.35e12),
     Chip("B200", 2.25e15, 8.0e12),
 )}
+
+
+def capped(kind, power):
+    """A GPU of this kind capped at `power` of its TDP (the datasheet's own when uncapped)."""
+    chip = CHIPS[kind]
+    return chip if power == 1.0 else Chip(kind, chip.peak_flops, chip.bandwidth, power)

@@ -11,6 +11,7 @@ from math import exp, log, sqrt
 
 from ..settings import FIELDS, NAMES, Settings
 from ..traffic.draws import Draws, Workload
+from . import economics as money
 from . import layouts
 from .metrics import score
 
@@ -114,6 +115,22 @@ class Lab:
 
     def _rate(self, s):
         return ("rate",) + but(s, "rps"), lambda: self._rates(s)
+
+    def economics(self, s):
+        """Each layout's rate goodput and what it buys: good requests per dollar and per kWh
+        of its GPUs (docs/model.md: "Price and power")."""
+        return self.find(*self._economics(s))
+
+    def economics_step(self, s):
+        """One simulation further towards s's economics; True once they are known. The
+        simulations are the rate goodput's, so a change of price alone simulates nothing."""
+        return self.find_step(*self._economics(s))
+
+    def _economics(self, s):
+        def make():
+            rates = yield from self._rates(s)
+            return money.economics(rates, s)
+        return ("economics",) + but(s, "rps") + prices(s), make
 
     def ratio(self, s):
         """The split's goodput and rate goodput for every number of readers of s.gpus."""
@@ -231,8 +248,16 @@ class Lab:
 
 
 def but(s, *names):
-    """What a finding depends on: every setting but these."""
-    return tuple(getattr(s, name) for name in NAMES if name not in names)
+    """What a finding depends on: every setting but these (and the prices, which change no
+    simulation: only the economics read them, and add them to their key)."""
+    return tuple(getattr(s, name) for name in NAMES if name not in names and name not in PRICES)
+
+
+PRICES = ("reader_price", "writer_price")
+
+
+def prices(s):
+    return tuple(getattr(s, name) for name in PRICES)
 
 
 def layouts_of(s):
@@ -245,16 +270,17 @@ DEPENDS = {
     "shared": WORKLOAD + ("gpus", "routing", "slots"),
     "chunked": WORKLOAD + ("gpus", "routing", "slots", "chunk"),
     "split": WORKLOAD + ("gpus", "readers", "routing", "slots", "link", "link_sharing",
-                         "layerwise", "local_below", "reader_gpu", "writer_gpu"),
+                         "layerwise", "local_below", "reader_gpu", "writer_gpu")
+    + ("reader_power", "writer_power", "local_queue"),  # docs/model.md: "Price and power"
 }
 
 
 def depends(layout, s):
     """The settings a layout's run depends on, as a cache key. The shared and chunked
-    layouts see `readers` only through the kinds of their GPUs."""
+    layouts see `readers` only through the kinds of their GPUs and their power caps."""
     key = tuple(getattr(s, name) for name in DEPENDS[layout])
     if layout != "split":
-        kinds = (s.reader_gpu, s.writer_gpu)
+        kinds = ((s.reader_gpu, s.reader_power), (s.writer_gpu, s.writer_power))
         key += (kinds, s.readers) if kinds[0] != kinds[1] else (kinds,)
     return key
 
@@ -286,3 +312,9 @@ def rate(**settings):
 def ratio(**settings):
     """[{"readers", "goodput", "rate"}] of the split for readers = 1 .. gpus-1."""
     return DEFAULT_LAB.ratio(Settings.make(**settings))
+
+
+def economics(**settings):
+    """{layout: {"rate", "price_per_hour", "watts", "per_dollar", "per_kwh"}} for the given
+    settings: the rate goodput, and the good requests it serves per dollar and per kWh."""
+    return DEFAULT_LAB.economics(Settings.make(**settings))

@@ -1,8 +1,9 @@
 """Three ways of using the same GPUs: shared (each reads and writes), chunked (each reads in
 chunks between its writing steps) and split (readers, a link, writers).
 
-GPUs 0 .. readers-1 are of kind reader_gpu, the others of kind writer_gpu, in every layout:
-the layouts use the same machines, differently.
+GPUs 0 .. readers-1 are of kind reader_gpu (capped at reader_power), the others of kind
+writer_gpu (capped at writer_power), in every layout: the layouts use the same machines,
+differently.
 """
 
 from itertools import islice, repeat
@@ -10,7 +11,7 @@ from operator import le, sub
 
 from . import chunked as chunked_gpu
 from . import gpu
-from .costs import CHIPS
+from .costs import capped
 from .link import hand_over
 from .routing import assign
 
@@ -50,8 +51,10 @@ class Run:
 
 
 def chip(s, g):
-    """The kind of GPU number g."""
-    return CHIPS[s.reader_gpu if g < s.readers else s.writer_gpu]
+    """GPU number g: its kind, capped at its pool's power cap."""
+    if g < s.readers:
+        return capped(s.reader_gpu, s.reader_power)
+    return capped(s.writer_gpu, s.writer_power)
 
 
 def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):

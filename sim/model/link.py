@@ -5,26 +5,43 @@ Free: any number of caches cross at once (the lesson). Queued: one at a time, in
 they are ready to go. Whole: a cache goes once its prompt is read. Layer by layer
 (Splitwise): each of the LAYERS layers' cache goes as soon as that layer is read, so most
 of the crossing hides behind the read. Prompts shorter than `local_below` skip all this:
-a writer reads them itself (Dynamo's rule of disaggregating only long prompts).
+a writer reads them itself (Dynamo's rule of disaggregating only long prompts); and so do
+prompts that arrive while at least `local_queue` prompts wait for a reader (the rest of
+Dynamo's rule, docs/model.md: "Price and power").
 """
 
 from operator import add
 
-from .costs import CACHE_PER_TOKEN, CHIPS, LAYERS
+from .costs import CACHE_PER_TOKEN, LAYERS, capped
 
 
 def reads(work, s):
     """The reader pool: when each request's read starts and ends (None for a local one). One
     queue in arrival order; each prompt goes to the reader that can start it earliest, the
-    lowest index on equal starts, and is read whole."""
-    took = per_prompt(work.prompts, lambda p: p * CHIPS[s.reader_gpu].read_cost)
-    local_below = s.local_below
+    lowest index on equal starts, and is read whole.
+
+    A prompt is local (read by a writer) when it is shorter than local_below, or when
+    local_queue > 0 and, at its arrival, at least local_queue of the prompts sent to the
+    readers before it start being read strictly after that arrival (they wait for a reader).
+    Those starts never decrease (each prompt starts no sooner than the one before it: it
+    arrives no sooner, and the earliest free reader is free no sooner), so the prompts still
+    waiting are the last ones sent: an index that moves past those that have started, as
+    the arrivals go on, counts them in one pass."""
+    read_cost = reader_chip(s).read_cost
+    took = per_prompt(work.prompts, lambda p: p * read_cost)
+    local_below, local_queue = s.local_below, s.local_queue
     free = [0.0] * s.readers  # when each reader is next free
     others = range(1, s.readers)
     starts, ends = [], []
     start_at, end_at = starts.append, ends.append
+    sent = []  # the starts of the prompts sent to the readers, in order (local_queue only)
+    started = 0  # of them, how many start at or before the latest arrival
     for a, p, d in zip(work.arrivals, work.prompts, took):
-        if p < local_below:
+        if local_queue:
+            while started < len(sent) and sent[started] <= a:
+                started += 1
+            waiting = len(sent) - started
+        if p < local_below or (local_queue and waiting >= local_queue):
             start_at(None)
             end_at(None)
             continue
@@ -36,7 +53,14 @@ def reads(work, s):
         free[r] = end = start + d
         start_at(start)
         end_at(end)
+        if local_queue:
+            sent.append(start)
     return starts, ends
+
+
+def reader_chip(s):
+    """The split's readers: GPUs of kind reader_gpu, capped at reader_power."""
+    return capped(s.reader_gpu, s.reader_power)
 
 
 def per_prompt(prompts, cost):
@@ -47,12 +71,13 @@ def per_prompt(prompts, cost):
 def hand_over(work, s):
     """When each request reaches the writing pool (its first word made, or for a local one
     its prompt still to read), and which requests are local."""
-    read_cost = CHIPS[s.reader_gpu].read_cost
+    read_cost = reader_chip(s).read_cost
     bytes_per_second = s.link * 1e9
     starts, ends = reads(work, s)
     # the crossing time of each cache; local requests reach the writers as they arrive
     crossing = per_prompt(work.prompts, lambda p: p * CACHE_PER_TOKEN / bytes_per_second)
-    if s.link_sharing == "free" and not s.layerwise and s.local_below == 0:  # the lesson's
+    if s.link_sharing == "free" and not s.layerwise and s.local_below == 0 \
+            and s.local_queue == 0:  # the lesson's
         return list(map(add, ends, crossing)), [False] * len(ends)
     local = [end is None for end in ends]
     reach = list(work.arrivals)

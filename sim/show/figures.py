@@ -4,9 +4,15 @@ Standard library only: the same functions draw the files (`make figures`, native
 page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
 pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
 stay responsive, then `draw` it from cached runs. The figures themselves are drawn in
-curves.py (along one setting), stall.py (figure 1) and ratio.py (figure 6, the rate goodput).
+curves.py (along one setting), stall.py (figure 1), ratio.py (figure 6, the rate goodput) and
+chips.py (figure 9, the chip mix).
+
+A figure with `page=False` is drawn to a file only, for now: the page neither bakes it nor
+draws it (build.py, sim/check), though sim.show.page answers for it like any other, so that
+the page can show it live once it has the controls for it.
 """
 
+from .chips import chip_economics, chip_mix, chip_needs
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along)
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
@@ -17,7 +23,7 @@ from .stall import stall
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
-    def __init__(self, number, slug, draw, needs, settings=None, result=None):
+    def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
@@ -27,6 +33,7 @@ class Figure:
         # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
         # only cached runs to read], so the page can do them a few at a time
         self.needs = needs
+        self.page = page  # False: a file's figure, which the page does not bake or draw yet
 
     def render(self, lab, s):
         """The figure and its caption as the page gets them: the caption as text, and as a
@@ -51,4 +58,7 @@ FIGURES = {
                     lambda lab, s: lab.ratio(s)),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
                    result=lambda lab, s: lab.rate(s)),
+    # the economics settings of docs/model.md's "Price and power"
+    "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
+                    chip_economics, page=False),
 }

@@ -3,7 +3,8 @@
 The web worker holds one `Page` and passes every message to `handle`:
   {"type": "compare", "settings": {...}}
       -> {"result": <python -m sim compare --json>, "shown": {data-metric: text}, "headline": str}
-  {"type": "figure", "name": "goodput"|"gap"|"stall"|"link"|"prompt", "settings": {...},
+  {"type": "figure", "name": "goodput"|"gap"|"stall"|"link"|"prompt"|... (any of
+   sim.show.figures.FIGURES, the page's own and those with page=False alike), "settings": {...},
    "part": k}
       -> {"parts": n, "next": k2}: pieces k..k2-1 of the n the figure needs were
          simulated (for about SLICE seconds), so the page can ask for a newer setting

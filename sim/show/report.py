@@ -164,7 +164,7 @@ def setting_line(s, swept=None):
             f"{words('ttft_target')}, {words('gap_target')}; {words('requests')}, {words('seed')}")
     further = []
     for name, f in FIELDS.items():
-        if f.metadata["group"] != "explorer":
+        if f.metadata["group"] == "lesson":  # the explorer's settings, and the prices
             continue
         if swept and swept[0] == name:
             further.append(f"{name}={' / '.join(map(setting, swept[1]))} (swept)")

@@ -26,9 +26,10 @@ def drawn():
     return {stem: (fig, caption) for stem, fig, caption in export.lesson_figures()}
 
 
-def test_six_figures(drawn):
+def test_the_figures(drawn):
     assert sorted(drawn) == ["fig1-stall", "fig2-gap-by-rps", "fig3-goodput-by-link",
-                             "fig4-goodput-by-prompt", "fig5-goodput-by-load", "fig6-best-ratio"]
+                             "fig4-goodput-by-prompt", "fig5-goodput-by-load", "fig6-best-ratio",
+                             "fig9-chip-mix"]
 
 
 def committed(name, binary=False):

@@ -1,0 +1,160 @@
+"""Figure 9, the chip mix: good requests per dollar and per kWh of four mixes of chips, each
+layout at its rate goodput, side by side on one scale (docs/model.md: "Price and power").
+
+Its economics take every layout's rate bisection for every mix, so `chip_needs` lists them a
+simulation a piece, as the rate goodput's do, and the page can do them between newer
+settings' numbers once it shows the figure.
+"""
+
+from functools import partial
+
+from ..model.economics import EXAMPLE_PRICE, TDP
+from ..model.lab import RATE_STEPS, layouts_of
+from .charts import COLOURS, base_layout
+from .economics import count, dollars
+from .report import number, percent, rate, tag
+
+# (key, label, words, changes): A100s alone; Splitwise-HA's mix (H100s read, A100s write); H100s
+# alone; and H100s with the writers capped at half their power ("barely moved token speed").
+MIXES = (
+    ("a100", "A100 readers<br>A100 writers", "A100s alone",
+     {"reader_gpu": "A100", "writer_gpu": "A100", "reader_power": 1.0, "writer_power": 1.0}),
+    ("ha", "H100 readers<br>A100 writers", "H100s reading for A100s (Splitwise-HA)",
+     {"reader_gpu": "H100", "writer_gpu": "A100", "reader_power": 1.0, "writer_power": 1.0}),
+    ("h100", "H100 readers<br>H100 writers", "H100s alone",
+     {"reader_gpu": "H100", "writer_gpu": "H100", "reader_power": 1.0, "writer_power": 1.0}),
+    ("capped", "H100 readers<br>H100 writers at 50%", "H100s with the writers capped at 50%",
+     {"reader_gpu": "H100", "writer_gpu": "H100", "reader_power": 1.0, "writer_power": 0.5}),
+)
+KINDS = ("A100", "H100")  # the kinds the mixes use
+MEASURES = (("per_dollar", "good requests per $"), ("per_kwh", "good requests per kWh"))
+
+
+def kind_price(s, kind):
+    """What a GPU of this kind costs in the mixes: the price s gives its pool of that kind
+    (the readers' first), or 0, the kind's example price."""
+    for pool_kind, price in ((s.reader_gpu, s.reader_price), (s.writer_gpu, s.writer_price)):
+        if pool_kind == kind and price:
+            return price
+    return 0.0
+
+
+def mixes(s):
+    """[(key, label, words, settings)]: s with each mix's chips, power caps and prices."""
+    out = []
+    for key, label, words, changes in MIXES:
+        priced = {"reader_price": kind_price(s, changes["reader_gpu"]),
+                  "writer_price": kind_price(s, changes["writer_gpu"])}
+        out.append((key, label, words, s.but(**changes, **priced)))
+    return out
+
+
+def chip_needs(lab, s):
+    """Every mix's economics, a simulation a piece (each its layouts' rate bisections)."""
+    return [partial(lab.economics_step, m) for *_, m in mixes(s)
+            for _ in range(len(layouts_of(m)) * (RATE_STEPS + 3))]
+
+
+def chip_economics(lab, s):
+    """{mix key: sim.economics for that mix}: the JSON the figure shows."""
+    return {key: lab.economics(m) for key, _, _, m in mixes(s)}
+
+
+def prices_words(s):
+    """Which prices and power the figure used: "the example prices (A100 $1.30, ...)"."""
+    prices = [(kind, kind_price(s, kind)) for kind in KINDS]
+
+    def shown(kind, price):
+        return f"{kind} {tag(f'chips.{kind.lower()}_price', dollars(price or EXAMPLE_PRICE[kind]))}"
+
+    if any(price for _, price in prices):
+        used = " and ".join(f"{shown(kind, price)} an hour "
+                            f"({'given' if price else 'the example price'})"
+                            for kind, price in prices)
+    else:
+        used = f"the example prices ({', '.join(shown(*p) for p in prices)} an hour)"
+    watts = ", ".join(f"{kind} {tag(f'chips.{kind.lower()}_tdp', count(TDP[kind]))} W"
+                      for kind in KINDS)
+    return f"{used}, and the datasheet TDPs ({watts})"
+
+
+def price_note(s):
+    """The chart's own line on its prices: "$ an hour: A100 1.30, H100 3.00 (example prices)"."""
+    prices = [(kind, kind_price(s, kind)) for kind in KINDS]
+    if not any(price for _, price in prices):
+        return ("$ an hour: " + ", ".join(f"{kind} {EXAMPLE_PRICE[kind]:,.2f}" for kind in KINDS)
+                + " (example prices)")
+    return "$ an hour: " + ", ".join(
+        f"{kind} {price or EXAMPLE_PRICE[kind]:,.2f} ({'given' if price else 'example'})"
+        for kind, price in prices)
+
+
+def chip_mix(lab, s):
+    """Figure 9: per $ (top) and per kWh (bottom), a bar per layout for each mix."""
+    found = [(key, label, words, m, lab.economics(m)) for key, label, words, m in mixes(s)]
+    names = list(found[0][4])
+    gap = 0.1  # of the plot's height, between the panels
+    height = (1 - gap) / 2
+    layout = base_layout("", "")
+    layout["height"] = 600
+    layout["barmode"] = "group"
+    layout["margin"] = {**layout["margin"], "l": 64, "b": 64}  # two-line mix names below
+    data = []
+    x = [label for _, label, *_ in found]
+    for k, (measure, words) in enumerate(MEASURES):
+        suffix = "" if k == 0 else "2"
+        top = 1 - k * (height + gap)
+        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}", "type": "category",
+                                    "title": {"text": ""}, "showticklabels": k == 1,
+                                    "showgrid": False}
+        if k:
+            layout[f"xaxis{suffix}"]["matches"] = "x"
+        highest = max(e[layout_name][measure] for *_, e in found for layout_name in names)
+        layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [max(top - height, 0.0), top],
+                                    "anchor": f"x{suffix}", "range": [0, (highest or 1.0) * 1.1],
+                                    "rangemode": "tozero", "title": {"text": words}}
+        for name in names:
+            data.append({"type": "bar", "name": name, "x": x, "showlegend": k == 0,
+                         "y": [e[name][measure] for *_, e in found], "legendgroup": name,
+                         "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                         "marker": {"color": COLOURS[name]},
+                         "hovertemplate": f"%{{y:,.0f}} {words}<extra>{name}</extra>"})
+    # The prices on the chart itself too: a cost chart says which prices it used.
+    layout["annotations"] = [{"x": 1, "y": 1.02, "xref": "paper", "yref": "paper",
+                              "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+                              "text": price_note(s), "font": {"size": 12}}]
+    layout["meta"] = {"mixes": [key for key, *_ in found], "prices": [
+        [m.reader_price or EXAMPLE_PRICE[m.reader_gpu], m.writer_price or EXAMPLE_PRICE[m.writer_gpu]]
+        for *_, m, _ in found]}
+    return {"data": data, "layout": layout}, caption(s, found, names)
+
+
+def caption(s, found, names):
+    writers = s.gpus - s.readers
+    text = (f"Good requests per dollar (top) and per kWh (bottom), each layout at its rate "
+            f"goodput (the most load at which {tag('chips.attainment', percent(s.attainment))} "
+            f"are good), on {tag('chips.gpus', number(s.gpus))} GPUs: "
+            f"{tag('chips.readers', number(s.readers))} "
+            f"reader{'' if s.readers == 1 else 's'} and {tag('chips.writers', number(writers))} "
+            f"writer{'' if writers == 1 else 's'}, at {prices_words(s)}. ")
+    text += "The split, per dollar and per kWh: " + "; ".join(
+        f"{mix} {tag(f'chips.{key}_per_dollar', count(e['split']['per_dollar']))} and "
+        f"{tag(f'chips.{key}_per_kwh', count(e['split']['per_kwh']))}"
+        for key, _, mix, _, e in found) + ". "
+    for measure, words in (("per_dollar", "dollar"), ("per_kwh", "kWh")):
+        best = []
+        for name in names:  # the mixes that serve most (equal ones all named)
+            most = max(f[4][name][measure] for f in found)
+            mixes_named = " and ".join(f[2] for f in found if f[4][name][measure] == most)
+            best.append(f"{name} with {mixes_named} "
+                        f"({tag(f'chips.{name}_{measure}', count(most))})")
+        text += f"Most per {words}: {'; '.join(best)}. "
+    uncapped, capped = (dict((f[0], f[4]) for f in found)[key]["split"] for key in ("h100", "capped"))
+    same = uncapped["rate"] == capped["rate"]
+    speed = (f"keeps the split's rate goodput at {tag('chips.capped_rate', rate(capped['rate']))}"
+             if same else f"moves the split's rate goodput from "
+             f"{tag('chips.uncapped_rate', rate(uncapped['rate']))} to "
+             f"{tag('chips.capped_rate', rate(capped['rate']))}")
+    return text + (f"Capping the H100 writers at 50% {speed} req/s per GPU and lowers the power "
+                   f"from {tag('chips.uncapped_watts', count(uncapped['watts']))} to "
+                   f"{tag('chips.capped_watts', count(capped['watts']))} W.")
