@@ -4,7 +4,8 @@ Standard library only: the same functions draw the files (`make figures`, native
 page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
 pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
 stay responsive, then `draw` it from cached runs. The figures themselves are drawn in
-curves.py (along one setting), stall.py (figure 1) and ratio.py (figure 6, the rate goodput).
+curves.py (along one setting), stall.py (figure 1), ratio.py (figure 6, the rate goodput)
+and traces.py (figures 7 and 8, real traffic).
 """
 
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
@@ -12,12 +13,13 @@ from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
 from .report import fill, untag
 from .stall import stall
+from .traces import know_needs, know_your_traffic, traces_ratio, traces_ratio_needs
 
 
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
-    def __init__(self, number, slug, draw, needs, settings=None, result=None):
+    def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
@@ -27,6 +29,9 @@ class Figure:
         # (lab, settings) -> [pieces of work, each a call of a few ms, that leave `draw`
         # only cached runs to read], so the page can do them a few at a time
         self.needs = needs
+        # False: a figure of the files only, for now (figures/): the page neither bakes nor
+        # draws it, and the snapshot's warm-up and `python -m sim check` leave it out
+        self.page = page
 
     def render(self, lab, s):
         """The figure and its caption as the page gets them: the caption as text, and as a
@@ -51,4 +56,8 @@ FIGURES = {
                     lambda lab, s: lab.ratio(s)),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
                    result=lambda lab, s: lab.rate(s)),
+    # real traffic (traffic.md): in the files; the page's controls for it come later
+    "traffic": Figure(7, "know-your-traffic", know_your_traffic, know_needs, page=False),
+    "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
+                           {"gpus": 8, "rps": 16.0}, page=False),
 }
