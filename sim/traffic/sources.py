@@ -77,11 +77,11 @@ class Sources:
         return window.requests(poisson(self._spacings_of(s.seed, s.requests), s.rps))
 
     def _window(self, trace, s):
-        found = kept(self._windows, (trace.digest, s.trace_start, s.requests),
-                     lambda: Window(trace, s.trace_start, s.requests))
+        key = (trace.digest, s.trace_start, s.requests)
+        found = self._windows.get(key) or Window(trace, s.trace_start, s.requests)
         if s.arrivals == "recorded":
             found.recorded(1.0)  # refuses a window whose requests all arrive at one moment
-        return found
+        return kept(self._windows, key, lambda: found)  # kept only once it is known good
 
     def _spacings_of(self, seed, count):
         return kept(self._spacings, (seed, count), lambda: poisson_spacings(seed, count))

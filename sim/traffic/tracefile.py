@@ -4,12 +4,14 @@ Two forms, told apart by the first non-blank character after an optional BOM: `{
 JSON Lines (Mooncake's `timestamp` in milliseconds, `input_length`, `output_length`), anything
 else is CSV with a header row (Azure's, Vidur's and BurstGPT's columns all read as they are).
 Lines are the file's physical lines, split at LF (a CRLF's CR is part of its line end), so a
-refusal can name the line a person sees in an editor.
+refusal names the line a person sees in an editor.
 
 A file is read a line at a time and only the requests kept are held, so that a trace of a
-gigabyte needs no more memory than the window taken from it (`read(..., keep=(start, end))`,
-which stops once the window's last request is read). Every refusal is one ValueError naming
-the line and what was found there.
+gigabyte needs no more memory than the window taken from it (`read(..., keep=(start, end))`
+stops once the window's last request is read). The common line, with no quote in it, is split
+at its commas; a line with a quote goes to Python's csv reader, strict RFC 4180, which may take
+the lines after it too (a quoted field may hold line breaks). Every refusal is one ValueError
+naming the line and what was found there; the times' forms are clock.py's.
 """
 
 import csv
@@ -17,9 +19,8 @@ import hashlib
 import io
 import json
 import os
-import re
-from datetime import date
-from decimal import Decimal
+
+from .clock import CSV, MILLISECONDS, Clock
 
 # The columns, each the leftmost whose header (trimmed, case-blind) is one of these.
 COLUMNS = (
@@ -30,11 +31,6 @@ COLUMNS = (
                       "output_length")),
 )
 JSON_KEYS = ("timestamp", "input_length", "output_length")  # Mooncake's
-DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-9]{2})"
-                       r"(?:\.([0-9]{1,9}))?")
-SECONDS = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-FORMS = {"date-time": "a date-time (YYYY-MM-DD HH:MM:SS, a fraction allowed)",
-         "seconds": "a number of seconds", "milliseconds": "whole milliseconds"}
 
 
 class Trace:
@@ -46,12 +42,10 @@ class Trace:
     __slots__ = ("name", "clock", "times", "prompts", "replies", "lines", "first", "usable",
                  "left_out", "whole", "_digest")
 
-    def __init__(self, name, clock, times, prompts, replies, lines, first, usable, left_out,
-                 whole):
+    def __init__(self, name, clock, kept, first, usable, left_out, whole):
         self.name = name  # what messages and the traffic summary call it
         self.clock = clock  # "date-time", "seconds" or "milliseconds"
-        self.times, self.prompts, self.replies = times, prompts, replies
-        self.lines = lines  # the line each kept request is on (its first line)
+        self.times, self.prompts, self.replies, self.lines = kept  # lines: each request's first
         self.first = first  # the index, among the usable requests, of the first kept
         self.usable = usable  # usable requests read: all of them if whole, else at least
         self.left_out = left_out  # rows with 0 prompt or 0 reply tokens, in the rows read
@@ -132,211 +126,176 @@ def text_lines(text):
         start = end + 1
 
 
+class Lines:
+    """A file's physical lines as text, counted: `number` is the last one's, from 1."""
+
+    def __init__(self, lines, refuse):
+        self.lines, self.refuse, self.number = iter(lines), refuse, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = next(self.lines)
+        self.number += 1
+        if type(line) is not str:
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise self.refuse(self.number, f"not UTF-8 text (byte {e.start + 1} of the line "
+                                               f"is {line[e.start:e.start + 1]!r})") from None
+        if self.number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        return line
+
+
 class Refusal:
-    """Words for a refusal in one trace: `at(line, what)` is the ValueError to raise."""
+    """Words for a refusal in one trace: calling it gives the ValueError to raise."""
 
     def __init__(self, name):
         self.name = name
 
-    def at(self, line, what):
+    def __call__(self, line, what):
         return ValueError(f"{self.name}, line {line:,}: {what}")
 
 
-def decoded(lines, refuse):
-    """(line number, text) of each physical line, its BOM taken off the first."""
-    for n, line in enumerate(lines, 1):
-        if not isinstance(line, str):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise refuse.at(n, f"not UTF-8 text (byte {e.start + 1} of the line is "
-                                   f"{line[e.start:e.start + 1]!r})") from None
-        if n == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        yield n, line
-
-
-def _read(lines, name, keep):
+def _read(source, name, keep):
     refuse = Refusal(name)
-    numbered = decoded(lines, refuse)
-    skipped = []  # the blank lines before the first that is not, to hand to the CSV reader
-    for n, line in numbered:
+    lines = Lines(source, refuse)
+    for line in lines:
         if line.strip():
             break
-        skipped.append(line)
     else:
         raise ValueError(f"{name} is empty: a trace needs a header row and a row per request")
+    rows = Rows(name, refuse, keep)
     if line.lstrip().startswith("{"):
-        rows, clock = json_rows(n, line, numbered, refuse), "milliseconds"
-    else:
-        rows, clock = csv_rows(skipped + [line], numbered, refuse), None
-    return collect(rows, clock, name, keep, refuse)
+        return rows.json(line, lines)
+    return rows.csv(line, lines)
 
 
-def csv_rows(first, numbered, refuse):
-    """The data rows of a CSV trace as (line, time text, prompt text, reply text)."""
-    last = [""]  # the physical line the CSV reader took last
+class Rows:
+    """The data rows of one file, checked and kept (or counted) one at a time."""
+
+    def __init__(self, name, refuse, keep):
+        self.name, self.refuse = name, refuse
+        self.start, self.end = keep or (0, None)
+        self.kept = ([], [], [], [])  # times, prompts, replies, lines
+        self.usable = self.left_out = 0
+
+    def take(self, line, time, prompt, reply):
+        """One row's checked values; True once the window is read (the rest is not looked at)."""
+        if prompt == 0 or reply == 0:  # a failed or empty request (BurstGPT marks failures so)
+            self.left_out += 1
+            return False
+        if self.usable >= self.start:
+            times, prompts, replies, lines = self.kept
+            times.append(time)
+            prompts.append(prompt)
+            replies.append(reply)
+            lines.append(line)
+        self.usable += 1
+        return self.end is not None and self.usable >= self.end
+
+    def trace(self, clock, whole):
+        return Trace(self.name, clock, self.kept, self.start, self.usable, self.left_out, whole)
+
+    def json(self, first, lines):
+        """JSON Lines: an object a line with Mooncake's three keys (others ignored)."""
+        clock, refuse = Clock(MILLISECONDS, refuse=self.refuse), self.refuse
+        line, n = first, lines.number
+        while True:
+            if line.strip():
+                try:
+                    found = json.loads(line)
+                except ValueError:
+                    found = None
+                if not isinstance(found, dict) or any(key not in found for key in JSON_KEYS):
+                    shown = line.strip()
+                    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                    raise refuse(n, "a JSON line must be an object with timestamp, input_length "
+                                    f"and output_length; found {shown}")
+                time = clock.read(n, found["timestamp"])
+                prompt = json_count(refuse, n, "prompt tokens", found["input_length"])
+                reply = json_count(refuse, n, "reply tokens", found["output_length"])
+                if self.take(n, time, prompt, reply):
+                    return self.trace(clock.form, whole=False)
+            line = next(lines, None)
+            if line is None:
+                return self.trace(clock.form, whole=True)
+            n = lines.number
+
+    def csv(self, first, lines):
+        """CSV with a header row: the three columns found by name, extra columns ignored."""
+        refuse = self.refuse
+        header_line = lines.number
+        header = record(first, lines, refuse)
+        names = [h.strip().lower() for h in header]
+        columns = []
+        for role, accepted in COLUMNS:
+            wanted = [a.lower() for a in accepted]
+            found = next((k for k, h in enumerate(names) if h in wanted), None)
+            if found is None:
+                raise refuse(header_line, f"no {role} column: its header must be one of "
+                                          f"{', '.join(accepted)} (the header is "
+                                          f"{', '.join(h.strip() for h in header)})")
+            columns.append(found)
+        t, p, r = columns
+        widest = max(columns)
+        clock, take = Clock(CSV, refuse=refuse), self.take
+        rows = 0
+        for line in lines:
+            n = lines.number
+            body = line[:-1] if line.endswith("\n") else line
+            if body.endswith("\r"):
+                body = body[:-1]
+            if not body.strip():  # a blank line, or one of spaces
+                continue
+            if '"' in body or "\r" in body:  # quoting (or a stray CR): the csv reader's
+                fields = record(line, lines, refuse)
+            else:
+                fields = body.split(",")
+            rows += 1
+            if len(fields) <= widest:
+                role = COLUMNS[columns.index(widest)][0]
+                raise refuse(n, f"the row has {plural(len(fields), 'value')}, but its {role} "
+                                f"would be value {widest + 1} ({header[widest].strip()})")
+            time = clock.read(n, fields[t].strip())
+            prompt, reply = fields[p].strip(), fields[r].strip()
+            if not (prompt.isdigit() and prompt.isascii() and reply.isdigit() and reply.isascii()):
+                csv_count(refuse, n, "prompt tokens", prompt)  # refuses the first of them
+                csv_count(refuse, n, "reply tokens", reply)
+            if take(n, time, int(prompt), int(reply)):
+                return self.trace(clock.form, whole=False)
+        if not rows:
+            raise refuse(header_line, "a header row and no data rows after it")
+        return self.trace(clock.form, whole=True)
+
+
+def record(line, lines, refuse):
+    """One CSV record that starts on `line`, read by Python's csv reader (strict RFC 4180
+    quoting), which takes the lines after it from `lines` while a quoted field goes on."""
+    first = lines.number
 
     def feed():
-        for line in first:
-            last[0] = line
-            yield line
-        for _, line in numbered:
-            last[0] = line
-            yield line
+        yield line
+        yield from lines
 
-    reader = csv.reader(feed(), strict=True)
-    records = csv_records(reader, last, refuse)
-    line, header = next(records)  # the first line that is not blank is there
-    names = [h.strip().lower() for h in header]
-    columns = []
-    for role, accepted in COLUMNS:
-        wanted = [a.lower() for a in accepted]
-        found = next((k for k, h in enumerate(names) if h in wanted), None)
-        if found is None:
-            raise refuse.at(line, f"no {role} column: its header must be one of "
-                                  f"{', '.join(accepted)} (the header is {', '.join(header)})")
-        columns.append(found)
-    widest = max(columns)
-    any_rows = False
-    for at, row in records:
-        any_rows = True
-        if len(row) <= widest:
-            role = COLUMNS[columns.index(widest)][0]
-            raise refuse.at(at, f"the row has {len(row)} value{'' if len(row) == 1 else 's'}, "
-                                f"but its {role} would be value {widest + 1} "
-                                f"({header[widest].strip()})")
-        yield at, row[columns[0]].strip(), row[columns[1]].strip(), row[columns[2]].strip()
-    if not any_rows:
-        raise refuse.at(line, "a header row and no data rows after it")
+    try:
+        return next(csv.reader(feed(), strict=True))
+    except csv.Error as e:
+        raise refuse(first, f"not readable as CSV ({e})") from None
 
 
-def csv_records(reader, last, refuse):
-    """(first line, fields) of each CSV record but blank lines (or lines of spaces)."""
-    done = 0  # physical lines read so far
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as e:
-            raise refuse.at(done + 1, f"not readable as CSV ({e})") from None
-        start, done = done + 1, reader.line_num
-        if done == start and not last[0].strip():
-            continue
-        yield start, fields
+def csv_count(refuse, line, role, text):
+    """A token count in CSV: digits (a whole number of 0 or more)."""
+    if text.isdigit() and text.isascii():
+        return int(text)
+    raise refuse(line, f"the count of {role}, {text!r}, is not a whole number of 0 or more")
 
 
-def json_rows(n, line, numbered, refuse):
-    """The rows of a JSON Lines trace as (line, timestamp, input_length, output_length)."""
-    while True:
-        if line.strip():
-            try:
-                found = json.loads(line)
-            except ValueError:
-                found = None
-            if not isinstance(found, dict) or any(key not in found for key in JSON_KEYS):
-                shown = line.strip()
-                shown = shown if len(shown) <= 60 else shown[:57] + "..."
-                raise refuse.at(n, "a JSON line must be an object with timestamp, input_length "
-                                   f"and output_length; found {shown}")
-            yield n, found["timestamp"], found["input_length"], found["output_length"]
-        try:
-            n, line = next(numbered)
-        except StopIteration:
-            return
-
-
-class Clock:
-    """The times of one trace: each row's read as a number, checked against the form and the
-    time of the row before (every data row takes part, the left-out ones too)."""
-
-    def __init__(self, clock, refuse):
-        self.clock = clock  # None until the first CSV row says which form the file has
-        self.refuse = refuse
-        self.days = {}  # a date's day number, worked out once per date
-        self.last = None  # (value, text, line) of the row before
-
-    def read(self, line, text):
-        value, form = self.value(line, text)
-        if self.clock is None:
-            self.clock = form
-        elif form != self.clock:
-            raise self.refuse.at(line, f"the time {shown(text)} is {FORMS[form]}, but the first "
-                                       f"row's is {FORMS[self.clock]}: a trace keeps one form")
-        last = self.last
-        if last is not None and (value < last[0] or value == last[0] and form == "seconds"
-                                 and Decimal(text) < Decimal(last[1])):
-            raise self.refuse.at(line, f"the time {shown(text)} is earlier than the row before's "
-                                       f"({shown(last[1])}, line {last[2]:,}): rows must be in "
-                                       f"time order")
-        self.last = (value, text, line)
+def json_count(refuse, line, role, value):
+    """A token count in JSON: an integer of 0 or more."""
+    if type(value) is int and value >= 0:
         return value
-
-    def value(self, line, text):
-        if self.clock == "milliseconds":
-            if type(text) is not int or text < 0:
-                raise self.refuse.at(line, f"the timestamp {json.dumps(text)} is not whole "
-                                           "milliseconds of 0 or more")
-            return text, "milliseconds"
-        found = DATE_TIME.fullmatch(text)
-        if found:
-            y, mo, d, h, mi, s, fraction = found.groups()
-            day = self.days.get((y, mo, d))
-            if day is None:
-                try:
-                    day = self.days[y, mo, d] = date(int(y), int(mo), int(d)).toordinal()
-                except ValueError:
-                    day = None
-            if day is not None and int(h) < 24 and int(mi) < 60 and int(s) < 60:
-                seconds = day * 86_400 + int(h) * 3600 + int(mi) * 60 + int(s)
-                return seconds * 10**9 + int((fraction or "").ljust(9, "0")), "date-time"
-        elif SECONDS.fullmatch(text):
-            return float(text), "seconds"
-        raise self.refuse.at(line, f"the time {shown(text)} is neither a date-time "
-                                   "(YYYY-MM-DD HH:MM:SS, a fraction allowed) nor a number of "
-                                   "seconds")
-
-
-def shown(value):
-    return repr(value) if isinstance(value, str) else json.dumps(value)
-
-
-def count(refuse, line, role, value, digits):
-    """A token count: a whole number of 0 or more (digits in CSV, an integer in JSON)."""
-    if digits:
-        if value.isascii() and value.isdigit():
-            return int(value)
-        found = repr(value)
-    elif type(value) is int and value >= 0:
-        return value
-    else:
-        found = json.dumps(value)
-    raise refuse.at(line, f"the count of {role}, {found}, is not a whole number of 0 or more")
-
-
-def collect(rows, clock, name, keep, refuse):
-    """The Trace of the rows: usable requests kept, left-out rows counted."""
-    start, end = keep or (0, None)
-    times, prompts, replies, lines = [], [], [], []
-    usable = left_out = 0
-    times_of = Clock(clock, refuse)
-    digits = clock is None  # CSV writes counts as digits; JSON Lines as integers
-    for line, time, prompt, reply in rows:
-        t = times_of.read(line, time)
-        p = count(refuse, line, "prompt tokens", prompt, digits)
-        r = count(refuse, line, "reply tokens", reply, digits)
-        if p == 0 or r == 0:  # a failed or empty request (BurstGPT marks failures so)
-            left_out += 1
-            continue
-        if usable >= start:
-            times.append(t)
-            prompts.append(p)
-            replies.append(r)
-            lines.append(line)
-        usable += 1
-        if end is not None and usable >= end:  # the window is read: the rest is not looked at
-            return Trace(name, times_of.clock, times, prompts, replies, lines, start, usable,
-                         left_out, whole=False)
-    return Trace(name, times_of.clock, times, prompts, replies, lines, start, usable, left_out,
-                 whole=True)
+    raise refuse(line, f"the count of {role}, {json.dumps(value)}, is not a whole number of 0 or "
+                       "more")
