@@ -1,4 +1,5 @@
-"""make figures: the lesson's four figures and the explorer's two, drawn by sim/show/figures.py.
+"""make figures: the lesson's four figures, the explorer's two and real traffic's two, drawn
+by sim/show/figures.py.
 
 Writes figures/figN-<name>.json (the Plotly dict, what the tests compare with the code),
 .svg and .png (Python plotly + kaleido, which drives the system Chromium; BROWSER_PATH
@@ -23,7 +24,7 @@ WIDTH = 760  # px: the exported images' native size (scale 1)
 
 def lesson_figures():
     """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults, and the
-    explorer's figures 5 and 6 at theirs."""
+    explorer's figures 5 and 6 and real traffic's 7 and 8 at theirs."""
     lab = Lab()
     out = []
     for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
@@ -47,7 +48,11 @@ def readme(figures):
              "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
              "word and 0.1 s between words; 600 requests, seed 7). Figures 5 and 6 go further "
              "than the lesson (`../shared/spec/explore-model.md`): each names the settings it "
-             "changes. Regenerate with `make figures`; the tests fail if a file here is stale.",
+             "changes. Figures 7 and 8 replay real traffic (`../shared/spec/traffic.md`): "
+             "600-request windows of the Azure LLM inference trace 2023, Microsoft Azure, "
+             "CC-BY 4.0 (cite Splitwise: Patel et al., ISCA 2024); they are in these files "
+             "only for now, not on the page. Regenerate with `make figures`; the tests fail if "
+             "a file here is stale.",
              ""]
     numbered = {f"fig{f.number}-{f.slug}": f for f in FIGURES.values() if f.number}
     for stem, _, caption in figures:

@@ -110,7 +110,7 @@ def traces_ratio(lab, s):
         f"{'for' if k else 'For'} {name} "
         f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per GPU "
         f"({tag(at + '_rate', rate(best['rate']))} req/s), and at "
-        f"{tag(at + '_current', readers_to_writers(p, p.readers))} "
+        f"{tag(at + '_current', readers_to_writers(p, p.readers))}, "
         f"{tag(at + '_current_goodput', percent(lab.ratio(p)[p.readers - 1]['goodput']))} "
         f"of requests are good"
         for k, (name, p, best, at) in enumerate(words))
