@@ -77,7 +77,7 @@ class Sources:
         return window.requests(poisson(self._spacings_of(s.seed, s.requests), s.rps))
 
     def _window(self, trace, s):
-        key = (trace.digest, s.trace_start, s.requests)
+        key = (trace.digest if s.traffic == "own" else s.traffic, s.trace_start, s.requests)
         found = self._windows.get(key) or Window(trace, s.trace_start, s.requests)
         if s.arrivals == "recorded":
             found.recorded(1.0)  # refuses a window whose requests all arrive at one moment
