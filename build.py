@@ -169,12 +169,18 @@ def run_node(args, stdin=None):
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+# Settings that are not baked, asked of the snapshot: two of the lesson's traffic, and the two
+# Azure traces (whose bytes the snapshot must hold: the browser's Python has no wheel files).
+UNBAKED = ({"rps": 7.5, "prompt": 3000, "link": 5}, {"requests": 2000, "seed": 11, "reply": 350},
+           {"traffic": "azure-chat"},
+           {"traffic": "azure-code", "arrivals": "poisson", "trace_start": 1000, "rps": 6})
+
+
 def snapshot_requests():
     """What the build asks a snapshot, and native Python, to compare: the numbers of the
-    lesson's named states and of two settings that are not baked, and every figure of one."""
+    lesson's named states and of settings that are not baked, and every figure of one."""
     requests = [{"type": "compare", "settings": changes} for _, _, changes in STATES]
-    requests += [{"type": "compare", "settings": {"rps": 7.5, "prompt": 3000, "link": 5}},
-                 {"type": "compare", "settings": {"requests": 2000, "seed": 11, "reply": 350}}]
+    requests += [{"type": "compare", "settings": changes} for changes in UNBAKED]
     for name in PAGE_FIGURES:  # whole figures: part 0 with a cold lab does every piece
         requests.append({"type": "figure", "name": name, "settings": {"prompt": 3000}, "part": 0})
     return requests
@@ -204,7 +210,8 @@ def make_snapshot(out, pyodide, wheel):
     booted = check_snapshot(out / pyodide, out / SNAPSHOT)
     print(f"snapshot: {len(data) / 1e6:.1f} MB of memory, {(out / SNAPSHOT).stat().st_size / 1e6:.1f} MB "
           f"gzipped (Python {made['python']}); booted from it in Node in {booted:.1f} s, and it "
-          f"gave native Python's numbers: {len(STATES) + 2} settings and {len(PAGE_FIGURES)} figures")
+          f"gave native Python's numbers: {len(STATES) + len(UNBAKED)} settings and "
+          f"{len(PAGE_FIGURES)} figures")
     return len(data)
 
 

@@ -2,8 +2,9 @@
 //
 //   node snapshot.mjs make <pyodide dir> <sim wheel> <out file>
 //       Boots the Pyodide core in dist/ once, unpacks the sim wheel into site-packages,
-//       imports every module of sim and warms sim.show.page (a compare and every figure), then
-//       writes pyodide.makeMemorySnapshot() to <out file>.
+//       imports every module of sim, reads the shipped traces' bytes and warms sim.show.page
+//       (a compare and every figure the page draws), then writes pyodide.makeMemorySnapshot()
+//       to <out file>.
 //   node snapshot.mjs check <pyodide dir> <snapshot file, gzip or not>
 //       Boots from the snapshot as the browser's worker does and answers the JSON requests
 //       on stdin, one a line, with sim.show.page's replies, one a line, on stdout (after a first
@@ -14,9 +15,9 @@
 // written for the pinned Pyodide (package.json), and the page falls back to a plain boot if
 // the snapshot does not load. What that version asks of a snapshot:
 // - It is the wasm memory only. The filesystem is not in it, so the wheel's files are gone
-//   after a load: every module of sim is imported before the snapshot is taken, and the
-//   check below runs the page's requests without them. (The standard library's zip is
-//   written again by every boot.)
+//   after a load: every module of sim is imported, and the shipped traces' bytes read,
+//   before the snapshot is taken, and the check below runs the page's requests without
+//   them. (The standard library's zip is written again by every boot.)
 // - Python may hold only JavaScript objects it can find again by a path from globalThis,
 //   and pyodide.loadedPackages must be empty. micropip holds Pyodide's own functions, so the
 //   wheel is unpacked without it: that also keeps micropip's modules out of the memory
@@ -32,7 +33,11 @@ const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(new URL(`file://${indexURL}pyodide.mjs`).href);
 const quiet = { stdout: () => {}, stderr: (line) => process.stderr.write(`${line}\n`) };
 
-/** A warm-up for sim.show.page: a compare and every figure, at a small count so memory stays small. */
+/**
+ * A warm-up for sim.show.page: a compare and every figure the page draws, at a small count so
+ * memory stays small. The shipped traces' gzipped bytes are read into memory (their files are
+ * not in the snapshot); they are parsed when first used.
+ */
 const WARM_UP = `
 import json, pkgutil, importlib, gc
 import sim
@@ -41,6 +46,9 @@ for module in pkgutil.walk_packages(sim.__path__, "sim."):
         importlib.import_module(module.name)
 from sim.show.figures import FIGURES
 from sim.show.page import Page
+from sim.traffic import azure
+for name in azure.FILES:
+    azure.packed(name)
 page = Page()
 settings = {"requests": 50}
 assert "result" in json.loads(page.handle(json.dumps({"type": "compare", "settings": settings})))

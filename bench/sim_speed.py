@@ -6,13 +6,23 @@ side's fastest), and keeps the ratio; the speed-up printed is the median of thos
 on the lesson's settings, and on the explorer's (chunked reading, four GPUs, least-loaded
 routing). Then the time of one compare at 600, 6,000 and 60,000 requests, of a 20-point
 sweep over requests a second, of sim.rate at the defaults, of sim.ratio for 8 GPUs, and of
-sim.economics for 8 GPUs (chips-and-rules.md's settings, each layout's rate bisection).
+sim.economics for 8 GPUs (docs/model.md's "Price and power" settings, each layout's rate
+bisection).
+
+Then real traffic (docs/model.md: "Real traffic"): a compare of a 600-request window of each
+Azure trace against the lesson's compare at the same settings, as the median ratio of
+interleaved timings (a fresh lab each, the traces' parsing cached; target within 1.2x); parsing
+each shipped trace once; and a 1,000,000-row file read to a 600-request window at its end: its
+time, and its peak memory (tracemalloc, in a run of its own, since tracing slows it down).
 """
 
+import gzip
 import random
 import statistics
 import sys
+import tempfile
 import time
+import tracemalloc
 from math import inf
 from pathlib import Path
 
@@ -21,6 +31,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import oracle  # noqa: E402
 import sim  # noqa: E402
+from sim.traffic import azure  # noqa: E402
+from sim.traffic.tracefile import read, read_path  # noqa: E402
+
+oracle.DATA = ROOT / "sim" / "traffic" / "data"
 
 
 # Each side is timed this many times on each setting, alternately, and its fastest time kept
@@ -91,6 +105,50 @@ def main():
     economics = sim.Settings(gpus=8, readers=4, rps=16.0, reader_gpu="H100")
     t = median_time(lambda: sim.Lab().economics(economics), 5)
     print(f"sim.economics at gpus=8 readers=4 reader_gpu=H100 (fresh lab): {t * 1e3:.0f} ms")
+    real_traffic(rng)
+
+
+def real_traffic(rng, repeats=21, rows=1_000_000, window=600):
+    print("real traffic:")
+    for name in azure.FILES:
+        azure.trace(name)  # parsed once, as a process does: the compares below reuse it
+    for name in azure.FILES:
+        ratios, times = [], []
+        for _ in range(repeats):  # a new seed for the lesson, a new window of the trace
+            lesson = sim.Settings(seed=rng.randrange(2**32))
+            trace = sim.Settings(traffic=name, trace_start=rng.randrange(8000))
+            t_lesson = t_trace = inf
+            for _ in range(TRIES):
+                t_lesson = min(t_lesson, timed(lambda: sim.Lab().compare(lesson)))
+                t_trace = min(t_trace, timed(lambda: sim.Lab().compare(trace)))
+            ratios.append(t_trace / t_lesson)
+            times.append(t_trace)
+        ratio = statistics.median(ratios)
+        print(f"  a compare of a {window}-request window of {name}: {ratio:.2f}x the lesson's "
+              f"compare at the same settings (highest {max(ratios):.2f}x), "
+              f"{statistics.median(times) * 1e3:.2f} ms  ({'met' if ratio <= 1.2 else 'NOT met'}: "
+              f"target within 1.2x)")
+    for name in azure.FILES:
+        packed = azure.packed(name)
+        t = median_time(lambda: read(gzip.decompress(packed), name=name), 5)
+        print(f"  parsing {name} once ({azure.trace(name).usable:,} requests, "
+              f"{len(packed) / 1e3:.0f} kB gzipped): {t * 1e3:.0f} ms")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "million.csv"
+        with open(path, "w") as f:
+            f.write("arrival_s,prompt_tokens,reply_tokens\n")
+            f.writelines(f"{k * 0.25:.2f},{100 + k * 7919 % 6000},{1 + k * 104_729 % 500}\n"
+                         for k in range(rows))
+        keep = (rows - window, rows)
+        t = timed(lambda: read_path(path, keep=keep))
+        tracemalloc.start()
+        trace = read_path(path, keep=keep)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert len(trace) == window and trace.usable == rows
+        print(f"  a {rows:,}-row file ({path.stat().st_size / 1e6:.0f} MB) read to a "
+              f"{window}-request window at its end: {t:.2f} s, peak memory {peak / 1e6:.2f} MB "
+              f"(tracemalloc)")
 
 
 if __name__ == "__main__":

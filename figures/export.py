@@ -1,5 +1,5 @@
-"""make figures: the lesson's four figures, the explorer's two and the chip mix (figure 9),
-drawn by sim/show/figures.py.
+"""make figures: the lesson's four figures, the explorer's two, real traffic's two and the chip
+mix (figure 9), drawn by sim/show/figures.py.
 
 Writes figures/figN-<name>.json (the Plotly dict, what the tests compare with the code),
 .svg and .png (Python plotly + kaleido, which drives the system Chromium; BROWSER_PATH
@@ -24,8 +24,8 @@ WIDTH = 760  # px: the exported images' native size (scale 1)
 
 def lesson_figures():
     """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults, and the
-    explorer's figures 5 and 6 and the chip mix's figure 9 at theirs (figure 9 is a file's
-    figure only, page=False: the page does not draw it yet)."""
+    explorer's figures 5 and 6, real traffic's 7 and 8 and the chip mix's figure 9 at theirs
+    (7, 8 and 9 are files' figures only, page=False: the page does not draw them yet)."""
     lab = Lab()
     out = []
     for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
@@ -48,9 +48,13 @@ def readme(figures):
              "Drawn by `sim/show/figures.py` from the simulator at the lesson's defaults (4 req/s, "
              "2,000-token prompts, 200-word replies, a 25 GB/s link; targets 0.5 s to the first "
              "word and 0.1 s between words; 600 requests, seed 7). Figures 5 and 6 go further "
-             "than the lesson (`docs/model.md`), and figure 9 weighs chips by their price and "
-             "power (`docs/model.md`, \"Price and power\"): each names the settings it changes. "
-             "Regenerate with `make figures`; the tests fail if a file here is stale.",
+             "than the lesson (`docs/model.md`): each names the settings it changes. Figures 7 "
+             "and 8 replay real traffic (`docs/model.md`, \"Real traffic\"): 600-request windows "
+             "of the Azure LLM inference trace 2023, Microsoft Azure, CC-BY 4.0 (cite Splitwise: "
+             "Patel et al., ISCA 2024). Figure 9 weighs chips by their price and power "
+             "(`docs/model.md`, \"Price and power\"). Figures 7, 8 and 9 are in these files only "
+             "for now, not on the page. Regenerate with `make figures`; the tests fail if a file "
+             "here is stale.",
              ""]
     numbered = {f"fig{f.number}-{f.slug}": f for f in FIGURES.values() if f.number}
     for stem, _, caption in figures:

@@ -1,5 +1,6 @@
-"""The command line: compare, sweep, crossover, trace, rate, ratio and economics, with flags
-made from the settings; and check, which checks a deployed copy of the page (sim/check/)."""
+"""The command line: compare, sweep, crossover, rate, ratio, economics, traffic and trace, with
+flags made from the settings (and --trace FILE, a trace of your own); and check, which checks a
+deployed copy of the page (sim/check/)."""
 
 import argparse
 import json
@@ -9,9 +10,10 @@ from . import check
 from .model.lab import MAX_POINTS, SWEEPABLE, Lab
 from .settings import FIELDS, Settings, describe, parse
 from .show.report import (METRICS, compare_table, fill, headline, layouts, number, percent,
-                          rate_table, ratio_table, setting_line, shown, value)
+                          rate_table, ratio_table, setting_line, shown, traffic_report, value)
 from .show.economics import economics_table
 from .show.walkthrough import lesson
+from .traffic.tracefile import read, read_path
 
 
 def flag(name):
@@ -27,7 +29,7 @@ def add_settings(parser):
                             help=f"{meta['help']}: {describe(name)} (default {f.default})")
 
 
-VALUE_OPTIONS = [flag(name) for name in FIELDS] + ["--over"]  # each takes one value
+VALUE_OPTIONS = [flag(name) for name in FIELDS] + ["--over", "--trace"]  # each takes one value
 LIST_OPTIONS = ["--values"]  # takes one or more values
 OPTIONS = VALUE_OPTIONS + LIST_OPTIONS + ["--json", "--help", "-h"]
 
@@ -93,6 +95,8 @@ def build_parser():
         "ratio": "the split's goodput and rate goodput for every number of readers",
         "economics": "good requests per dollar and per kWh of each layout, at its rate goodput, "
                      "and the prices and power they used",
+        "traffic": "what the requests look like: their prompts' and replies' lengths and how "
+                   "bursty their arrivals are (the lesson's, a shipped trace's or your own)",
         "check": "check a deployed copy of the page in a Chromium: its simulator version, every "
                  "number on screen against a native run, screenshots against a baseline "
                  f"(needs Playwright: pip install '{check.PACKAGE}[check]')",
@@ -103,6 +107,9 @@ def build_parser():
             check.add_arguments(p)
             continue
         add_settings(p)
+        p.add_argument("--trace", metavar="FILE",
+                       help="a trace of your own (CSV or JSON Lines; - reads standard input), "
+                            "read only as far as the window needs: means --traffic own")
         if name != "trace":
             p.add_argument("--json", action="store_true", help="print JSON instead of a table")
         if name == "sweep":
@@ -168,37 +175,67 @@ def crossover_text(c):
             f"{percent(c['split_goodput'])}.")
 
 
+def trace_file(args, s, values):
+    """The trace of --trace FILE (None without it), read only as far as the windows of the
+    command need: a file of any size takes no more memory than them."""
+    if args.trace is None:
+        if s.traffic == "own":
+            raise ValueError("--traffic own needs a trace file of your own: --trace FILE "
+                             "(- reads standard input)")
+        return None
+    if s.traffic not in ("lesson", "own"):
+        raise ValueError(f"--trace FILE means --traffic own; got --traffic {s.traffic} as well")
+    starts, counts = [s.trace_start], [s.requests]
+    if args.command == "sweep" and args.over in ("trace_start", "requests"):
+        (starts if args.over == "trace_start" else counts).extend(values)
+    keep = (min(starts), max(starts) + max(counts))
+    if args.trace == "-":
+        return read(sys.stdin.buffer, name="standard input", keep=keep)
+    return read_path(args.trace, keep=keep)
+
+
 def run(argv, out):
     """Runs a command; returns its exit status (0, or check's own)."""
     args = build_parser().parse_args(attach_values(argv))
     if args.command == "check":
         return check.run(args, out)
     s = settings_from(args)
+    values = sweep_values(args.over, args.values) if args.command == "sweep" else None
+    if args.command == "trace" and (s.traffic != "lesson" or args.trace is not None):
+        raise ValueError("the trace command walks through the lesson's own traffic "
+                         "(--traffic lesson); for a trace's numbers, use compare, sweep, "
+                         "crossover, rate, ratio or traffic")
+    trace = trace_file(args, s, values)
     lab = Lab()
     if args.command == "trace":
         out.write(lesson(lab, s))
         return 0
+    s = lab.given(s, trace)  # the trace read, its window checked: every command then replays it
+    line = setting_line(s, lab.sources.trace(s))
     if args.command == "compare":
         result = lab.compare(s)
         template, texts = headline(s)
-        text = (f"{setting_line(s)}\n\n{fill(template, {**shown(result), **texts})}\n\n"
+        text = (f"{line}\n\n{fill(template, {**shown(result), **texts})}\n\n"
                 f"{compare_table(result)}")
     elif args.command == "sweep":
-        result = lab.sweep(s, args.over, sweep_values(args.over, args.values))
+        result = lab.sweep(s, args.over, values)
         swept = (args.over, [p["value"] for p in result["points"]])
-        text = f"{setting_line(s, swept)}\n\n{sweep_table(result)}"
+        text = f"{setting_line(s, lab.sources.trace(s), swept)}\n\n{sweep_table(result)}"
     elif args.command == "rate":
         result = lab.rate(s)
-        text = f"{setting_line(s)}\n\n{rate_table(result, s)}"
+        text = f"{line}\n\n{rate_table(result, s)}"
     elif args.command == "ratio":
         result = lab.ratio(s)
-        text = f"{setting_line(s)}\n\n{ratio_table(result, s)}"
+        text = f"{line}\n\n{ratio_table(result, s)}"
     elif args.command == "economics":
         result = lab.economics(s)
-        text = f"{setting_line(s)}\n\n{economics_table(result, s)}"
+        text = f"{line}\n\n{economics_table(result, s)}"
+    elif args.command == "traffic":
+        result = lab.traffic(s)
+        text = traffic_report(result, s, lab.sources.trace(s))
     else:
         result = lab.crossover(s)
-        text = f"{setting_line(s)}\n\n{crossover_text(result)}"
+        text = f"{line}\n\n{crossover_text(result)}"
     out.write(json.dumps(result, indent=1) + "\n" if args.json else text + "\n")
     return 0
 

@@ -50,7 +50,9 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
         # the settings that go further (docs/model.md: "Going further"), all of them off by
         # default; "price": a number with no slider (docs/model.md: "Price and power"), which
-        # the page only reads from its URL
+        # the page only reads from its URL; "traffic": where the requests come from
+        # (docs/model.md: "Real traffic"), which the page does not give controls yet (a file of
+        # your own needs one of its own)
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
         "names": names,  # words for each slider value, where a list reads better (layerwise)
@@ -58,10 +60,9 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
     return field(default=default, metadata=meta)
 
 
-def choice(default, label, choices, help, look=""):
+def choice(default, label, choices, help, look="", group="explorer"):
     """A setting that takes one of a few names (routing=least-loaded, reader_gpu=H100)."""
-    return knob(default, label, "", None, help=help, choices=choices, group="explorer",
-                look=look)
+    return knob(default, label, "", None, help=help, choices=choices, group=group, look=look)
 
 
 def explorer(default, label, unit, limits, slider, help, look, **more):
@@ -73,6 +74,9 @@ def explorer(default, label, unit, limits, slider, help, look, **more):
 CHUNK_LADDER = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048)  # 0: chunked reading off
 SLOTS_LADDER = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 CHIPS = ("A100", "H100", "B200")  # sim/costs.py has their datasheets
+# Where the requests come from: the lesson's draws, the two Azure traces shipped in
+# sim/traffic/data/, or a trace file of your own (the API's trace=, the CLI's --trace FILE).
+TRAFFIC = ("lesson", "azure-chat", "azure-code", "own")
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,27 @@ class Settings:
     # Seed of the random.Random that draws the requests. Capped at 2**53 - 1 so that the
     # page's JavaScript and JSON carry every seed exactly.
     seed: int = knob(7, "Seed", "", (0, 2**53 - 1), whole=True, help="seed of the random draws")
+
+    # ---- real traffic (docs/model.md: "Real traffic"): with traffic=lesson the two below have
+    # no effect ----
+    # Where the requests come from. With a trace, `requests` is the size of the window taken
+    # from it, `rps` its mean rate, and each request has the trace's own prompt and reply.
+    traffic: str = choice("lesson", "Traffic", TRAFFIC, group="traffic",
+                          help="where the requests come from: the lesson's random ones, Azure's "
+                               "chat or code trace, or a trace file of your own",
+                          look="real traffic comes in bursts and lulls: the same lengths can "
+                               "drown both layouts or be served")
+    # recorded: the trace's own spacing, scaled to rps on average; poisson: the lesson's
+    # random spacing at rps, with the trace's lengths in order.
+    arrivals: str = choice("recorded", "Arrivals", ("recorded", "poisson"), group="traffic",
+                           help="with a trace: its own spacing, bursts kept, scaled to the load; "
+                                "or the lesson's random spacing",
+                           look="the same lengths with and without the bursts")
+    # The first request of the window, counted from 0 among the trace's usable requests.
+    trace_start: int = knob(0, "Trace start", "", (0, 10**9), whole=True, group="traffic",
+                            help="with a trace: which of its requests the window starts at "
+                                 "(0: the first)",
+                            look="another hour of the same service: is it as bursty?")
 
     # ---- the explorer (explore-model.md): every default gives the lesson's numbers ----
     # GPUs in all; shared, chunked and split always use the same ones, differently.

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+import oracle
 from sim import check
 
 # The same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=explore for fresh ones.
@@ -28,6 +29,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 SUBPATH = "/courses/llm-serving/pdsplit/"  # the page must work from any path
 CHROMIUM_ARGS = ["--headless", *check.CHROMIUM_ARGS]  # the flags `python -m sim check` uses
 BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a loaded machine
+oracle.DATA = ROOT / "sim" / "traffic" / "data"  # the traces the project ships: data, not code
 
 
 def chromium():

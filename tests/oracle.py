@@ -1,18 +1,26 @@
 """The oracle: the explorer's model written straight from the spec, one step at a time.
 
 It follows the model's definition (docs/model.md, written from the team's specs
-lesson-model.md, explore-model.md and chips-and-rules.md: power caps, prices, Dynamo's whole
-rule) and nothing else: it shares no code with `sim/` (constants included) and does not read
-it. It is deliberately naive: every read, every writing step and every chunk of every GPU is
-walked, every gap is kept, for least-loaded routing every GPU is walked forward to each routing
-moment and its jobs counted, and for Dynamo's queue rule every prompt sent to the readers
-before a request is looked at again.
-The fast engine must agree with it.
+lesson-model.md, explore-model.md, traffic.md and chips-and-rules.md) and nothing else: it
+shares no code with `sim/` (constants included) and does not read it. It is deliberately
+naive: every read, every writing step and every chunk of every GPU is walked, every gap is
+kept, for least-loaded routing every GPU is walked forward to each routing moment and its jobs
+counted, and for Dynamo's queue rule every prompt sent to the readers before a request is
+looked at again. A trace file is read whole, character by character (its own CSV reader), and
+its times compared exactly. The fast engine must agree with it.
+
+The shipped traces are read from DATA, the folder the project ships them in (a test's
+conftest sets it): the oracle reads the data files, never the engine's code.
 """
 
+import gzip
+import json
 import math
 import random
+import re
+from fractions import Fraction
 from math import fsum
+from pathlib import Path
 
 WEIGHTS = 8_030_261_248  # Llama-3-8B parameters
 # GPU kinds, datasheet figures, bf16 dense: (peak FLOP/s, memory B/s)
@@ -339,10 +347,11 @@ def metrics(jobs, out, ttft_target, gap_target):
 
 
 DEFAULTS = dict(rps=4.0, prompt=2000, reply=200, link=25.0, ttft_target=0.5, gap_target=0.1,
-                requests=600, seed=7, gpus=2, readers=1, routing="alternate", chunk=0,
-                link_sharing="free", layerwise=0, local_below=0, reader_gpu="A100",
-                writer_gpu="A100", slots=32, attainment=0.9, reader_power=1.0,
-                writer_power=1.0, reader_price=0.0, writer_price=0.0, local_queue=0)
+                requests=600, seed=7, traffic="lesson", arrivals="recorded", trace_start=0,
+                gpus=2, readers=1, routing="alternate", chunk=0, link_sharing="free",
+                layerwise=0, local_below=0, reader_gpu="A100", writer_gpu="A100", slots=32,
+                attainment=0.9, reader_power=1.0, writer_power=1.0, reader_price=0.0,
+                writer_price=0.0, local_queue=0)
 
 
 def options(**given):
@@ -367,55 +376,52 @@ def run(layout, jobs, o):
     return split_layout(jobs, o)
 
 
-def compare(rps=4.0, prompt=2000, reply=200, link=25.0, ttft_target=0.5, gap_target=0.1,
-            requests=600, seed=7, gpus=2, readers=1, routing="alternate", chunk=0,
-            link_sharing="free", layerwise=0, local_below=0, reader_gpu="A100",
-            writer_gpu="A100", slots=32, attainment=0.9, reader_power=1.0, writer_power=1.0,
-            reader_price=0.0, writer_price=0.0, local_queue=0):
-    o = options(**locals())
-    jobs = draw(o["rps"], o["prompt"], o["reply"], o["requests"], o["seed"])
+def compare(trace=None, **settings):
+    """Every layout's metrics. trace: for traffic=own, a text, bytes or read_trace's."""
+    o = options(**settings)
+    jobs = requests_of(o, trace)
     return {layout: metrics(jobs, run(layout, jobs, o), o["ttft_target"], o["gap_target"])
             for layout in layouts(o)}
 
 
-def holds(layout, o, rps):
+def holds(layout, o, rps, trace=None):
     """At this load, are at least `attainment` of the requests good?"""
-    jobs = draw(rps, o["prompt"], o["reply"], o["requests"], o["seed"])
+    jobs = requests_of({**o, "rps": rps}, trace)
     m = metrics(jobs, run(layout, jobs, o), o["ttft_target"], o["gap_target"])
     return m["goodput"] >= o["attainment"]
 
 
-def rate_of(layout, o):
+def rate_of(layout, o, trace=None):
     """DistServe's rate goodput, req/s per GPU, by the spec's bisection on a log scale."""
     lo, hi = 0.01, 1000.0
-    if not holds(layout, o, lo):
+    if not holds(layout, o, lo, trace):
         return 0.0
-    if holds(layout, o, hi):
+    if holds(layout, o, hi, trace):
         return hi / o["gpus"]
     for _ in range(30):
         mid = math.sqrt(lo * hi)
-        if holds(layout, o, mid):
+        if holds(layout, o, mid, trace):
             lo = mid
         else:
             hi = mid
     return lo / o["gpus"]
 
 
-def rate(**settings):
+def rate(trace=None, **settings):
     """Rate goodput per layout; the same settings as compare, the rps setting replaced."""
     o = options(**settings)
-    return {layout: rate_of(layout, o) for layout in layouts(o)}
+    return {layout: rate_of(layout, o, trace) for layout in layouts(o)}
 
 
-def ratio(**settings):
+def ratio(trace=None, **settings):
     """At fixed gpus: the split's goodput and rate goodput for readers = 1 .. gpus - 1."""
     o = options(**settings)
     rows = []
     for r in range(1, o["gpus"]):
         ro = {**o, "readers": r}
-        jobs = draw(ro["rps"], ro["prompt"], ro["reply"], ro["requests"], ro["seed"])
+        jobs = requests_of(ro, trace)
         m = metrics(jobs, split_layout(jobs, ro), ro["ttft_target"], ro["gap_target"])
-        rows.append({"readers": r, "goodput": m["goodput"], "rate": rate_of("split", ro)})
+        rows.append({"readers": r, "goodput": m["goodput"], "rate": rate_of("split", ro, trace)})
     return rows
 
 
@@ -452,3 +458,271 @@ def writer_peak(jobs, link):
     peak = []
     split(jobs, link, peak)
     return peak[0]
+
+
+# ---- real traffic (traffic.md): trace files, windows, arrivals, the traffic summary ----
+
+DATA = None  # the folder the project ships its traces in (tests/conftest.py sets it)
+SHIPPED = {"azure-chat": "AzureLLMInferenceTrace_conv_2023.csv.gz",
+           "azure-code": "AzureLLMInferenceTrace_code_2023.csv.gz"}
+TIME_COLUMN = ("timestamp", "arrival_s", "arrived_at")
+PROMPT_COLUMN = ("ContextTokens", "prompt_tokens", "num_prefill_tokens", "Request tokens",
+                 "input_length")
+REPLY_COLUMN = ("GeneratedTokens", "reply_tokens", "num_decode_tokens", "Response tokens",
+                "output_length")
+DATE_TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?", re.ASCII)
+PLAIN_SECONDS = re.compile(r"\d+(?:\.\d*)?|\.\d+", re.ASCII)
+DIGITS = re.compile(r"\d+", re.ASCII)
+
+
+class Refused(ValueError):
+    """A trace the spec refuses, and the line it names (None: the file as a whole)."""
+
+    def __init__(self, line, what):
+        super().__init__(f"line {line}: {what}" if line else what)
+        self.line = line
+
+
+def read_trace(source):
+    """A trace file's usable requests, whole: {"form", "usable": [(line, time, prompt,
+    reply)], "left_out"}. source: its text, its bytes, or what this gave already."""
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, bytes):
+        pieces = source.split(b"\n")
+        for n, piece in enumerate(pieces, 1):
+            try:
+                piece.decode("utf-8")
+            except UnicodeDecodeError:
+                raise Refused(n, "not UTF-8") from None
+        source = source.decode("utf-8")
+    text = source[1:] if source.startswith("\ufeff") else source
+    if not text.strip():
+        raise Refused(None, "empty")
+    if text.lstrip()[0] == "{":
+        rows, counts_are = json_lines(text), int
+    else:
+        rows, counts_are = csv_data_rows(text), str
+    usable, left_out, form, before = [], 0, None, None
+    for line, time, prompt, reply in rows:
+        value, its_form = time_value(line, time, counts_are)
+        if form is None:
+            form = its_form
+        if its_form != form:
+            raise Refused(line, f"time {time!r} is of another form than the first row's")
+        if before is not None and value < before:
+            raise Refused(line, f"time {time!r} is earlier than the row before's")
+        before = value
+        p, r = token_count(line, prompt, counts_are), token_count(line, reply, counts_are)
+        if p == 0 or r == 0:
+            left_out += 1  # a failed or empty request
+        else:
+            usable.append((line, value, p, r))
+    return {"form": form, "usable": usable, "left_out": left_out}
+
+
+def physical_lines(text):
+    """[(line number, the line without its LF)]: lines end at LF (a CR before it stays)."""
+    pieces = text.split("\n")
+    if pieces[-1] == "":
+        pieces.pop()  # the text ends with a line's end
+    return list(enumerate(pieces, 1))
+
+
+def json_lines(text):
+    for n, line in physical_lines(text):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict) or not all(k in obj for k in ("timestamp", "input_length",
+                                                                   "output_length")):
+            raise Refused(n, "not an object with timestamp, input_length and output_length")
+        yield n, obj["timestamp"], obj["input_length"], obj["output_length"]
+
+
+def csv_records(text):
+    """[(first line, fields)] of a CSV text, read by RFC 4180 one character at a time; blank
+    lines (or of spaces) between records are skipped. (A quote inside a field that is not
+    quoted is a character of it, as common CSV readers take it.)"""
+    records, i, line, n = [], 0, 1, len(text)
+    while i < n:
+        end = text.find("\n", i)
+        if not (text[i:] if end < 0 else text[i:end]).strip():  # a blank line
+            i, line = (n if end < 0 else end + 1), line + 1
+            continue
+        first, fields = line, []
+        while True:  # a field, then a comma (another field) or the record's end
+            value = []
+            if text[i:i + 1] == '"':
+                i += 1
+                while True:
+                    if i >= n:
+                        raise Refused(first, "a quoted field is not closed")
+                    if text[i] == '"':
+                        if text[i + 1:i + 2] == '"':
+                            value.append('"')
+                            i += 2
+                            continue
+                        i += 1
+                        break
+                    line += text[i] == "\n"
+                    value.append(text[i])
+                    i += 1
+                if i < n and text[i] not in ",\n" and text[i:i + 2] != "\r\n" and text[i:] != "\r":
+                    raise Refused(first, "a quoted field goes on after its closing quote")
+            else:
+                while i < n and text[i] not in ",\n":
+                    if text[i] == "\r" and text[i + 1:i + 2] not in ("\n", ""):
+                        raise Refused(first, "a CR inside a field that is not quoted")
+                    if text[i] != "\r":
+                        value.append(text[i])
+                    i += 1
+            fields.append("".join(value))
+            if i < n and text[i] == "\r":
+                i += 1
+            if i < n and text[i] == ",":
+                i += 1
+                continue
+            if i < n:  # its line's end
+                i, line = i + 1, line + 1
+            break
+        records.append((first, fields))
+    return records
+
+
+def csv_data_rows(text):
+    records = csv_records(text)
+    header_line, header = records[0]
+    names = [h.strip().lower() for h in header]
+    columns = []
+    for accepted in (TIME_COLUMN, PROMPT_COLUMN, REPLY_COLUMN):
+        lower = [a.lower() for a in accepted]
+        found = [k for k, name in enumerate(names) if name in lower]
+        if not found:
+            raise Refused(header_line, f"no column named one of {accepted}")
+        columns.append(found[0])
+    if len(records) == 1:
+        raise Refused(header_line, "no data rows")
+    for line, fields in records[1:]:
+        if len(fields) <= max(columns):
+            raise Refused(line, "too few values")
+        yield line, *(fields[c].strip() for c in columns)
+
+
+def days_from_civil(y, m, d):
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def month_days(y, m):
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    return (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[m - 1]
+
+
+def time_value(line, text, counts_are):
+    """(the time as a number compared exactly, its form)."""
+    if counts_are is int:  # JSON Lines: whole milliseconds
+        if type(text) is not int or text < 0:
+            raise Refused(line, f"timestamp {text!r} is not whole milliseconds")
+        return text, "ms"
+    found = DATE_TIME.fullmatch(text)
+    if found:
+        y, mo, d, h, mi, s = (int(x) for x in found.groups()[:6])
+        if (1 <= y and 1 <= mo <= 12 and 1 <= d <= month_days(y, mo) and h < 24 and mi < 60
+                and s < 60):
+            seconds = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s
+            return seconds * 10**9 + int((found.group(7) or "").ljust(9, "0")), "date-time"
+    elif PLAIN_SECONDS.fullmatch(text):
+        return Fraction(text), "seconds"  # exact, for "earlier than"
+    raise Refused(line, f"time {text!r} is neither form")
+
+
+def token_count(line, value, counts_are):
+    if counts_are is str and DIGITS.fullmatch(value):
+        return int(value)
+    if counts_are is int and type(value) is int and value >= 0:
+        return value
+    raise Refused(line, f"token count {value!r} is not a whole number of 0 or more")
+
+
+_shipped = {}
+
+
+def shipped(name):
+    """A trace the project ships, read (by this oracle) from DATA, once per process."""
+    if name not in _shipped:
+        _shipped[name] = read_trace(gzip.decompress((Path(DATA) / SHIPPED[name]).read_bytes()))
+    return _shipped[name]
+
+
+def window_of(o, trace):
+    """[(line, time, prompt, reply)] of the window o asks for."""
+    if o["traffic"] == "own":
+        if trace is None:
+            raise ValueError("traffic=own needs a trace")
+        found = read_trace(trace)
+    else:
+        found = shipped(o["traffic"])
+    start, n = o["trace_start"], o["requests"]
+    if len(found["usable"]) < start + n:
+        raise Refused(None, f"only {len(found['usable'])} usable requests")
+    return found["form"], found["usable"][start:start + n]
+
+
+def seconds_after_first(form, times):
+    """tau_i, exactly as the spec works it out from the values as read."""
+    if form == "date-time":
+        return [(t - times[0]) / 1_000_000_000 for t in times]
+    if form == "ms":
+        return [(t - times[0]) / 1000 for t in times]
+    return [float(t) - float(times[0]) for t in times]  # float(x_i) - float(x_0)
+
+
+def requests_of(o, trace=None):
+    """[(arrival, prompt, reply)] of settings o: the lesson's draws, or a trace's window."""
+    if o["traffic"] == "lesson":
+        return draw(o["rps"], o["prompt"], o["reply"], o["requests"], o["seed"])
+    form, rows = window_of(o, trace)
+    n = len(rows)
+    if o["arrivals"] == "recorded":
+        tau = seconds_after_first(form, [row[1] for row in rows])
+        S = tau[-1]
+        if S == 0:
+            raise Refused(rows[0][0], "the window's requests all arrive at the same moment")
+        k = (n - 1) / (o["rps"] * S)
+        arrivals = [t * k for t in tau]
+    else:
+        rng, t, arrivals = random.Random(o["seed"]), 0.0, []
+        for _ in rows:
+            t += rng.expovariate(o["rps"])
+            arrivals.append(t)
+    return [(a, row[2], row[3]) for a, row in zip(arrivals, rows)]
+
+
+def traffic(trace=None, **settings):
+    """The spec's traffic summary of the settings' requests."""
+    o = options(**settings)
+    jobs = requests_of(o, trace)
+    n = len(jobs)
+    out = {"requests": n, "span_s": jobs[-1][0] - jobs[0][0]}
+    for name, k in (("prompt", 1), ("reply", 2)):
+        values = [job[k] for job in jobs]
+        for p in (50, 90, 99):
+            out[f"{name}_p{p}"] = nearest_rank(values, p)
+        out[f"{name}_mean"] = math.fsum(values) / n
+    gaps = [b[0] - a[0] for a, b in zip(jobs, jobs[1:])]
+    m = math.fsum(gaps) / (n - 1) if n > 1 else 0.0
+    out["gap_cv"] = (math.sqrt(math.fsum([(g - m) * (g - m) for g in gaps]) / (n - 1)) / m
+                     if n > 1 and m != 0 else None)
+    if o["traffic"] != "lesson":
+        found = read_trace(trace) if o["traffic"] == "own" else shipped(o["traffic"])
+        out.update(trace_requests=len(found["usable"]), left_out=found["left_out"])
+    return out

@@ -49,7 +49,7 @@ def economics(rates, s):
     price, power = price_per_hour(s), watts(s)
     out = {}
     for layout, rate in rates.items():
-        served = rate * s.gpus * SECONDS_AN_HOUR  # good requests an hour, in the spec's order
+        served = rate * s.gpus * SECONDS_AN_HOUR  # good requests an hour, in the model's order
         out[layout] = {"rate": rate, "price_per_hour": price, "watts": power,
                        "per_dollar": served / price, "per_kwh": served / (power / 1000)}
     return out

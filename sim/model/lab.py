@@ -1,16 +1,23 @@
 """The lab: runs both layouts for a setting, remembers runs, and scores them.
 
-One object owns the caches: the random draws per (seed, count), and the recent runs keyed
-by what they depend on, so that moving only a target re-scores the cached runs, and a sweep
-along one axis reuses the draws. The one module global is DEFAULT_LAB, the lab behind the
-module-level `compare`.
+One object owns the caches: the random draws per (seed, count), a trace's windows and
+Poisson spacings, and the recent runs keyed by what they depend on, so that moving only a
+target re-scores the cached runs, and a sweep along one axis reuses the draws. The one module
+global is DEFAULT_LAB, the lab behind the module-level `compare`.
+
+Where the requests come from is the traffic layer's (sim/traffic/): the lesson's draws, a
+shipped Azure trace, or a trace of your own, given beside the settings (`trace=`), since
+Settings stay small and hashable. A lab remembers the last trace it was given, so that
+`traffic=own` goes on meaning it (the page loads a file once).
 """
 
 from collections import OrderedDict
 from math import exp, log, sqrt
 
-from ..settings import FIELDS, NAMES, Settings
+from ..settings import FIELDS, NAMES
 from ..traffic.draws import Draws, Workload
+from ..traffic.sources import Sources, settings_with
+from ..traffic.summary import summary
 from . import economics as money
 from . import layouts
 from .metrics import score
@@ -27,6 +34,8 @@ class Lab:
         self._workload = (None, None)  # the last setting's requests: its layouts share them
         self._found = OrderedDict()  # (finding, settings it depends on) -> crossover, rates ...
         self._underway = OrderedDict()  # the same -> a finding's steps under way
+        # a trace's windows and Poisson spacings, and the last trace of your own it was given
+        self.sources = Sources()
 
     def draws(self, seed, requests):
         key = (seed, requests)
@@ -50,31 +59,59 @@ class Lab:
 
     def run(self, layout, s):
         """One layout's run for settings s, simulated only if not cached."""
-        key = (layout,) + depends(layout, s)
+        key = (layout,) + depends(layout, s, self.sources.key(s))
         return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s), s.requests)
 
     def workload(self, s):
         """The requests for settings s, made once for all the layouts that need them."""
-        key = tuple(getattr(s, name) for name in WORKLOAD)
+        source = self.sources.key(s)
+        key = tuple(getattr(s, name) for name in WORKLOAD) if source is None else source + (s.rps,)
         if self._workload[0] != key:
-            self._workload = (key, Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
+            self._workload = (key, self.sources.requests(s) if source else
+                              Workload(self.draws(s.seed, s.requests), s.rps, s.prompt, s.reply))
         return self._workload[1]
+
+    @property
+    def own(self):
+        """The last trace of your own this lab was given: what traffic=own replays."""
+        return self.sources.own
+
+    def given(self, s, trace=None):
+        """The settings that a trace given beside them makes (trace= means traffic=own); the
+        lab keeps the trace only once it is read and its window fits."""
+        return self.sources.given(s, trace)
+
+    def traffic(self, s, trace=None):
+        """What the traffic of settings s looks like (docs/model.md: "What the traffic looks like")."""
+        s = self.given(s, trace)
+        return summary(self.workload(s), self.sources.trace(s))
+
+    def finding(self, kind, s, *names):
+        """A finding's cache key: every setting but these (and which trace of your own)."""
+        key = kind + but(s, *names)
+        return key + (self.sources.key(s),) if s.traffic == "own" else key
 
     def runs(self, s):
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
         return {layout: self.run(layout, s) for layout in layouts_of(s)}
 
-    def compare(self, s):
+    def compare(self, s, trace=None):
         """Every layout's measures for settings s: the JSON of `python -m sim compare --json`."""
+        s = self.given(s, trace)
         out = {"settings": s.as_dict()}
         for layout, run in self.runs(s).items():
             out[layout] = score(run, s.ttft_target, s.gap_target)
         return out
 
-    def sweep(self, s, over, values):
+    def sweep(self, s, over, values, trace=None):
         """compare() along one axis; each point is the compare dict with the value it used."""
         if over not in SWEEPABLE:
             raise ValueError(f"can only sweep over {', '.join(SWEEPABLE)}; got {over!r}")
+        s = self.given(s, trace)
+        if s.traffic != "lesson" and over in ("prompt", "reply"):
+            raise ValueError(f"with a trace (traffic={s.traffic}) every request has the trace's "
+                             f"own {over} length, so {over} has no effect: sweep over another "
+                             "setting, or use traffic=lesson")
         if not 1 <= len(values) <= MAX_POINTS:
             raise ValueError(f"a sweep takes 1 to {MAX_POINTS} values; got {len(values)}")
         if len(values) * s.requests > SWEEP_WORK:
@@ -87,13 +124,14 @@ class Lab:
                        for p in (s.but(**{over: v}) for v in values)],
         }
 
-    def crossover(self, s):
+    def crossover(self, s, trace=None):
         """The link speed below which the split stops beating the shared layout.
 
         Bisection on a log scale between the link's limits: `link` is the slowest link
         found at which the split's goodput is higher than the shared layout's, `below` the
         fastest at which it is not; they differ by less than one part in a million. If the
         split never (or always) wins, `verdict` says so. It does not depend on s.link."""
+        s = self.given(s, trace)
         return {"settings": s.as_dict(), **self.find(*self._crossover(s))}
 
     def crossover_step(self, s):
@@ -102,24 +140,25 @@ class Lab:
         return self.find_step(*self._crossover(s))
 
     def _crossover(self, s):
-        return ("crossover",) + but(s, "link"), lambda: self._bisect(s)
+        return self.finding(("crossover",), s, "link"), lambda: self._bisect(s)
 
-    def rate(self, s):
+    def rate(self, s, trace=None):
         """DistServe's goodput of each layout: the most requests a second per GPU at which
-        at least s.attainment of requests are good (docs/model.md: "What is measured, further")."""
-        return self.find(*self._rate(s))
+        at least s.attainment of requests are good
+        (docs/model.md: "What is measured, further")."""
+        return self.find(*self._rate(self.given(s, trace)))
 
     def rate_step(self, s):
         """One simulation further towards s's rate goodputs; True once they are known."""
         return self.find_step(*self._rate(s))
 
     def _rate(self, s):
-        return ("rate",) + but(s, "rps"), lambda: self._rates(s)
+        return self.finding(("rate",), s, "rps"), lambda: self._rates(s)
 
-    def economics(self, s):
+    def economics(self, s, trace=None):
         """Each layout's rate goodput and what it buys: good requests per dollar and per kWh
         of its GPUs (docs/model.md: "Price and power")."""
-        return self.find(*self._economics(s))
+        return self.find(*self._economics(self.given(s, trace)))
 
     def economics_step(self, s):
         """One simulation further towards s's economics; True once they are known. The
@@ -130,11 +169,11 @@ class Lab:
         def make():
             rates = yield from self._rates(s)
             return money.economics(rates, s)
-        return ("economics",) + but(s, "rps") + prices(s), make
+        return self.finding(("economics",), s, "rps") + prices(s), make
 
-    def ratio(self, s):
+    def ratio(self, s, trace=None):
         """The split's goodput and rate goodput for every number of readers of s.gpus."""
-        return self.find(*self._ratio(s))
+        return self.find(*self._ratio(self.given(s, trace)))
 
     def ratio_step(self, s):
         """One simulation further towards s's best ratio; True once it is known."""
@@ -178,7 +217,7 @@ class Lab:
 
     def _rate_of(self, layout, s):
         """The model's bisection on a log scale, pausing (yield) after each simulation."""
-        key = ("rate of", layout) + but(s, "rps")
+        key = self.finding(("rate of", layout), s, "rps")
         if key in self._found:
             return self._found[key]
         lo, hi = RATE_RANGE
@@ -264,21 +303,27 @@ def layouts_of(s):
     return ("shared", "split", "chunked") if s.chunk else ("shared", "split")
 
 
-# What each layout's run depends on (the targets and attainment only score it).
+# What each layout's run depends on (the targets and attainment only score it): the lesson's
+# requests, and the layout's own settings.
 WORKLOAD = ("rps", "prompt", "reply", "requests", "seed")
-DEPENDS = {
-    "shared": WORKLOAD + ("gpus", "routing", "slots"),
-    "chunked": WORKLOAD + ("gpus", "routing", "slots", "chunk"),
-    "split": WORKLOAD + ("gpus", "readers", "routing", "slots", "link", "link_sharing",
-                         "layerwise", "local_below", "reader_gpu", "writer_gpu")
+LAYOUT = {
+    "shared": ("gpus", "routing", "slots"),
+    "chunked": ("gpus", "routing", "slots", "chunk"),
+    "split": ("gpus", "readers", "routing", "slots", "link", "link_sharing", "layerwise",
+              "local_below", "reader_gpu", "writer_gpu")
     + ("reader_power", "writer_power", "local_queue"),  # docs/model.md: "Price and power"
 }
+DEPENDS = {layout: WORKLOAD + names for layout, names in LAYOUT.items()}
 
 
-def depends(layout, s):
-    """The settings a layout's run depends on, as a cache key. The shared and chunked
-    layouts see `readers` only through the kinds of their GPUs and their power caps."""
-    key = tuple(getattr(s, name) for name in DEPENDS[layout])
+def depends(layout, s, source=None):
+    """The settings a layout's run depends on, as a cache key; with a trace, `source` (the
+    lab's key for its requests) and the load stand for the lesson's requests. The shared and
+    chunked layouts see `readers` only through the kinds of their GPUs and their power caps."""
+    if source is None:
+        key = tuple(getattr(s, name) for name in DEPENDS[layout])
+    else:
+        key = source + tuple(getattr(s, name) for name in ("rps",) + LAYOUT[layout])
     if layout != "split":
         kinds = ((s.reader_gpu, s.reader_power), (s.writer_gpu, s.writer_power))
         key += (kinds, s.readers) if kinds[0] != kinds[1] else (kinds,)
@@ -298,23 +343,30 @@ RATE_STEPS = 30  # its halvings (docs/model.md)
 DEFAULT_LAB = Lab()
 
 
-def compare(**settings):
+def compare(trace=None, **settings):
     """Both layouts for the given settings (defaults for the rest), from DEFAULT_LAB: one
-    lab shared by every call, so that changing only a target re-scores the cached runs."""
-    return DEFAULT_LAB.compare(Settings.make(**settings))
+    lab shared by every call, so that changing only a target re-scores the cached runs.
+    trace: a trace of your own (sim.read_trace's, a path or a text), for traffic=own."""
+    return DEFAULT_LAB.compare(settings_with(settings, trace), trace)
 
 
-def rate(**settings):
+def rate(trace=None, **settings):
     """{layout: DistServe's rate goodput, req/s per GPU} for the given settings."""
-    return DEFAULT_LAB.rate(Settings.make(**settings))
+    return DEFAULT_LAB.rate(settings_with(settings, trace), trace)
 
 
-def ratio(**settings):
+def ratio(trace=None, **settings):
     """[{"readers", "goodput", "rate"}] of the split for readers = 1 .. gpus-1."""
-    return DEFAULT_LAB.ratio(Settings.make(**settings))
+    return DEFAULT_LAB.ratio(settings_with(settings, trace), trace)
 
 
-def economics(**settings):
+def economics(trace=None, **settings):
     """{layout: {"rate", "price_per_hour", "watts", "per_dollar", "per_kwh"}} for the given
     settings: the rate goodput, and the good requests it serves per dollar and per kWh."""
-    return DEFAULT_LAB.economics(Settings.make(**settings))
+    return DEFAULT_LAB.economics(settings_with(settings, trace), trace)
+
+
+def traffic(trace=None, **settings):
+    """What the requests of the given settings look like: the traffic summary
+    (docs/model.md: "What the traffic looks like")."""
+    return DEFAULT_LAB.traffic(settings_with(settings, trace), trace)

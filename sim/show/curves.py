@@ -10,7 +10,7 @@ from bisect import insort
 from functools import partial
 
 from ..model import costs
-from ..model.lab import BISECTION_STEPS, but, layouts_of
+from ..model.lab import BISECTION_STEPS, layouts_of
 from ..model.layouts import chip
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
@@ -82,7 +82,7 @@ def load_axis(lab, s):
             insort(xs, middle)
         return tuple(xs)
 
-    return ("load axis",) + but(s, "rps"), make
+    return lab.finding(("load axis",), s, "rps"), make
 
 
 def runs_of(lab, settings):

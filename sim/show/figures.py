@@ -4,12 +4,12 @@ Standard library only: the same functions draw the files (`make figures`, native
 page (in Pyodide), so a figure can never disagree with the numbers. Each figure lists the
 pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
 stay responsive, then `draw` it from cached runs. The figures themselves are drawn in
-curves.py (along one setting), stall.py (figure 1), ratio.py (figure 6, the rate goodput) and
-chips.py (figure 9, the chip mix).
+curves.py (along one setting), stall.py (figure 1), ratio.py (figure 6, the rate goodput),
+traces.py (figures 7 and 8, real traffic) and chips.py (figure 9, the chip mix).
 
 A figure with `page=False` is drawn to a file only, for now: the page neither bakes it nor
-draws it (build.py, sim/check), though sim.show.page answers for it like any other, so that
-the page can show it live once it has the controls for it.
+draws it (build.py, snapshot.mjs's warm-up, sim/check), though sim.show.page answers for it
+like any other, so that the page can show it live once it has the controls for it.
 """
 
 from .chips import chip_economics, chip_mix, chip_needs
@@ -18,6 +18,7 @@ from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
 from .report import fill, untag
 from .stall import stall
+from .traces import know_needs, know_your_traffic, traces_ratio, traces_ratio_needs
 
 
 class Figure:
@@ -58,6 +59,10 @@ FIGURES = {
                     lambda lab, s: lab.ratio(s)),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
                    result=lambda lab, s: lab.rate(s)),
+    # real traffic (docs/model.md: "Real traffic"): in the files; the page's controls come later
+    "traffic": Figure(7, "know-your-traffic", know_your_traffic, know_needs, page=False),
+    "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
+                           {"gpus": 8, "rps": 16.0}, page=False),
     # the economics settings of docs/model.md's "Price and power"
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
                     chip_economics, page=False),

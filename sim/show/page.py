@@ -10,7 +10,13 @@ The web worker holds one `Page` and passes every message to `handle`:
          simulated (for about SLICE seconds), so the page can ask for a newer setting
          first; once every piece is done the reply also holds "figure" (a Plotly dict),
          "caption" (text), and the caption as "template" and "shown", as for the headline.
-Bad requests get {"error": "<one clear line>"}; nothing else escapes.
+  {"type": "traffic", "settings": {...}}
+      -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
+  {"type": "trace", "text": "<a trace file's text>", "name": "<its file name>"}
+      -> {"trace": {"name", "trace_requests", "left_out"}}: the page's lab keeps it, and
+         every request with "traffic": "own" replays it from then on
+Bad requests get {"error": "<one clear line>"}; nothing else escapes (a bad trace keeps the one
+before it).
 """
 
 import json
@@ -20,6 +26,7 @@ from time import perf_counter
 from ..model import costs
 from ..model.lab import Lab
 from ..settings import Settings
+from ..traffic.tracefile import read_text
 from .figures import FIGURES
 from .report import headline, intro, ms, shown
 
@@ -56,7 +63,20 @@ class Page:
             return compare_message(self.lab, s)
         if kind == "figure":
             return self.figure(request.get("name"), s, request.get("part", 0))
-        raise ValueError(f"unknown request type {kind!r}; known: compare, figure")
+        if kind == "traffic":
+            return self.lab.traffic(s)
+        if kind == "trace":
+            return self.trace(request.get("text"), request.get("name"))
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, traffic, trace")
+
+    def trace(self, text, name):
+        """A trace of the learner's own, for traffic=own from now on."""
+        if not isinstance(text, str) or not isinstance(name, (str, type(None))):
+            raise ValueError("a trace request gives the file's text, and its name if any")
+        found = read_text(text, name)
+        self.lab.sources.own = found
+        return {"trace": {"name": found.name, "trace_requests": found.usable,
+                          "left_out": found.left_out}}
 
     def figure(self, name, s, part):
         if name not in FIGURES:

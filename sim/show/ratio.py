@@ -15,10 +15,11 @@ SUMMARIZING = {"prompt": 8000, "reply": 50, "ttft_target": 2.0}
 
 
 def ratio_panels(s):
-    """Figure 6's panels: these settings, and beside them the same for summarizing."""
-    panels = [("these settings", s)]
+    """Figure 6's panels, (name, settings, tag): these settings, and beside them the same
+    for summarizing."""
+    panels = [("these settings", s, "ratio.these")]
     if any(getattr(s, name) != value for name, value in SUMMARIZING.items()):
-        panels.append(("summarizing", s.but(**SUMMARIZING)))
+        panels.append(("summarizing", s.but(**SUMMARIZING), "ratio.summarizing"))
     return panels
 
 
@@ -38,16 +39,38 @@ def readers_to_writers(s, readers):
     return f"{readers}:{s.gpus - readers}"
 
 
-def ratio_needs(lab, s):
+def ratio_needs(lab, s, panels=ratio_panels):
     """Every reader:writer ratio's run and rate bisection, a simulation a piece."""
     per_panel = (s.gpus - 1) * (RATE_STEPS + 3)  # the most steps one panel can take
-    return [partial(lab.ratio_step, p) for _, p in ratio_panels(s) for _ in range(per_panel)]
+    return [partial(lab.ratio_step, p) for _, p, _ in panels(s) for _ in range(per_panel)]
 
 
 def best_ratio(lab, s):
     """Figure 6: the split at every reader:writer ratio of the GPUs: goodput (bars) and
     rate goodput (line), for these settings beside summarizing; the current ratio marked."""
-    panels = ratio_panels(s)
+    fig, words = ratio_chart(lab, s, ratio_panels(s))
+    first = lab.ratio(s)[s.readers - 1]
+    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
+               f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
+               f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
+    caption += "; ".join(
+        f"{'for' if k else 'For'} {name} ({tag(at + '_prompt', number(p.prompt))}-token prompts, "
+        f"{tag(at + '_reply', number(p.reply))}-word replies, first word within "
+        f"{tag(at + '_ttft', number(p.ttft_target))} s) "
+        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per "
+        f"GPU ({tag(at + '_rate', rate(best['rate']))} req/s)"
+        for k, (name, p, best, at) in enumerate(words))
+    caption += (f". Now {tag('ratio.current', readers_to_writers(s, s.readers))}: goodput "
+                f"{tag('ratio.current_goodput', percent(first['goodput']))}, rate goodput "
+                f"{tag('ratio.current_rate', rate(first['rate']))} req/s per GPU.")
+    return fig, caption
+
+
+def ratio_chart(lab, s, panels, marked=(0,)):
+    """The split at every reader:writer ratio, a panel above another for each of `panels`
+    ((name, settings, tag)): goodput (bars), rate goodput (line) and the best marked; the
+    current ratio outlined in the panels numbered in `marked`. Returns the figure and, per
+    panel, (name, settings, best row, tag)."""
     rows = 1 + (len(panels) > 1)
     gap = 0.16  # of the plot's height, between the panels (room for the lower one's title)
     height = (1 - gap * (rows - 1)) / rows
@@ -55,7 +78,7 @@ def best_ratio(lab, s):
     layout["height"] = 340 if rows == 1 else 600
     layout["margin"] = {**layout["margin"], "r": 64}  # the rate axis on the right
     data, words = [], []
-    for k, (name, p) in enumerate(panels):
+    for k, (name, p, at) in enumerate(panels):
         found = lab.ratio(p)
         x = [readers_to_writers(p, r["readers"]) for r in found]
         best = max(found, key=lambda r: (r["rate"], r["goodput"]))
@@ -78,9 +101,9 @@ def best_ratio(lab, s):
                      "y": [r["goodput"] * 100 for r in found], "xaxis": f"x{suffix}",
                      "yaxis": f"y{suffix}", "legendgroup": "goodput",
                      "marker": {"color": SPLIT, "opacity": 0.55,
-                                "line": {"color": ["#000" if k == 0 and r["readers"] == s.readers
+                                "line": {"color": ["#000" if k in marked and r["readers"] == s.readers
                                                    else SPLIT for r in found],
-                                         "width": [3 if k == 0 and r["readers"] == s.readers
+                                         "width": [3 if k in marked and r["readers"] == s.readers
                                                    else 0 for r in found]}},
                      "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
         data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
@@ -94,25 +117,10 @@ def best_ratio(lab, s):
                      "marker": {"size": 14, "color": "rgba(0,0,0,0)",
                                 "line": {"color": "#000", "width": 2}},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
-        at = f"ratio.{'these' if k == 0 else 'summarizing'}"
         words.append((name, p, best, at))
     layout["xaxis"]["domain"] = [0, 1]
     layout["meta"] = {"best": [w[2]["readers"] for w in words]}
-    first = lab.ratio(s)[s.readers - 1]
-    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
-               f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
-               f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
-    caption += "; ".join(
-        f"{'for' if k else 'For'} {name} ({tag(at + '_prompt', number(p.prompt))}-token prompts, "
-        f"{tag(at + '_reply', number(p.reply))}-word replies, first word within "
-        f"{tag(at + '_ttft', number(p.ttft_target))} s) "
-        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per "
-        f"GPU ({tag(at + '_rate', rate(best['rate']))} req/s)"
-        for k, (name, p, best, at) in enumerate(words))
-    caption += (f". Now {tag('ratio.current', readers_to_writers(s, s.readers))}: goodput "
-                f"{tag('ratio.current_goodput', percent(first['goodput']))}, rate goodput "
-                f"{tag('ratio.current_rate', rate(first['rate']))} req/s per GPU.")
-    return {"data": data, "layout": layout}, caption
+    return {"data": data, "layout": layout}, words
 
 
 def rate_needs(lab, s):

@@ -5,8 +5,11 @@ terminal, on the page and in a caption.
 """
 
 import re
+from textwrap import fill as wrap
 
 from ..settings import FIELDS, describe
+from ..traffic.azure import ATTRIBUTION, CITATION, NAMES
+from ..traffic.draws import sizes
 
 METRICS = (  # (key, words) in the order tables show them
     ("goodput", "goodput"),
@@ -150,9 +153,10 @@ SETTING_WORDS = {
 }
 
 
-def setting_line(s, swept=None):
-    """The settings in one line, as the CLI's tables are headed. swept: (name, values) of a
-    sweep, whose setting is written as the values it takes, not as the one it does not."""
+def setting_line(s, trace=None, swept=None):
+    """The settings in one line, as the CLI's tables are headed. trace: the trace s replays,
+    if any. swept: (name, values) of a sweep, whose setting is written as the values it
+    takes, not as the one it does not."""
     def words(name):
         write = ms if name == "gap_target" else setting
         if swept and swept[0] == name:
@@ -160,17 +164,81 @@ def setting_line(s, swept=None):
             return SETTING_WORDS[name].format(value) + " (swept)"
         return SETTING_WORDS[name].format(write(getattr(s, name)))
 
-    line = (f"{words('rps')}, {words('prompt')}, {words('reply')}, {words('link')}; targets: "
-            f"{words('ttft_target')}, {words('gap_target')}; {words('requests')}, {words('seed')}")
+    targets = f"targets: {words('ttft_target')}, {words('gap_target')}"
+    if s.traffic == "lesson":
+        line = (f"{words('rps')}, {words('prompt')}, {words('reply')}, {words('link')}; "
+                f"{targets}; {words('requests')}, {words('seed')}")
+    else:  # the window says the load, its requests and their arrivals
+        line = f"{window_words(s, trace)}; {words('link')}; {targets}"
+        if swept and swept[0] in ("rps", "requests", "seed", "trace_start"):
+            line += f"; {swept[0]}={' / '.join(map(setting, swept[1]))} (swept)"
     further = []
     for name, f in FIELDS.items():
-        if f.metadata["group"] == "lesson":  # the explorer's settings, and the prices
+        if f.metadata["group"] in ("lesson", "traffic"):  # the explorer's settings, the prices
             continue
         if swept and swept[0] == name:
             further.append(f"{name}={' / '.join(map(setting, swept[1]))} (swept)")
         elif getattr(s, name) != f.default:
             further.append(f"{name}={setting(getattr(s, name))}")
     return line + ("; " + " ".join(further) if further else "")
+
+
+def trace_name(s, trace=None):
+    return trace.name if trace is not None else NAMES.get(s.traffic, s.traffic)
+
+
+def window_words(s, trace=None, of=""):
+    """Which requests of a trace, arriving how: "<trace>, requests 0 to 599, ..."."""
+    last = s.trace_start + s.requests - 1
+    which = (f"request {s.trace_start:,}" if s.requests == 1 else
+             f"requests {s.trace_start:,} to {last:,}")
+    if s.arrivals == "recorded":
+        how = f"with {'its' if s.requests == 1 else 'their'} own spacing scaled to {number(s.rps)} req/s"
+    else:
+        how = f"at random (Poisson, seed {s.seed}), {number(s.rps)} req/s on average"
+    return f"{trace_name(s, trace)}: {which}{of}, {how}"
+
+
+# What a trace's replay still leaves out (docs/model.md: "Real traffic"), said wherever a trace is chosen.
+LEFT_OUT = ("prefix reuse between requests (Mooncake's hash_ids are read and ignored); the model "
+            "and GPUs that served the trace (its token counts are served by the toy's "
+            "Llama-3-8B on A100s); requests that fail or are cancelled; the time of day beyond "
+            "the window.")
+
+
+def either(texts):
+    """"1, 2 or 3"."""
+    *most, last = texts
+    return f"{', '.join(most)} or {last}" if most else last
+
+
+def traffic_report(t, s, trace=None):
+    """`python -m sim traffic`: what the requests look like, as text (t: sim.traffic's)."""
+    if trace is None:
+        prompts, replies = (either(map(number, sizes(x))) for x in (s.prompt, s.reply))
+        source = (f"The lesson's traffic: {plural(t['requests'], 'request')} at random "
+                  f"(Poisson, seed {s.seed}), {number(s.rps)} req/s on average; prompts of "
+                  f"{prompts} tokens and replies of {replies} words, each equally likely.")
+    else:
+        usable = (f"{t['trace_requests']:,}" if trace.whole else
+                  f"at least {t['trace_requests']:,}")
+        left = (f"; {plural(t['left_out'], 'row')} with 0 prompt or reply tokens left out"
+                if t["left_out"] else "")
+        read = "" if trace.whole else " (the file was read only as far as the window)"
+        source = f"{window_words(s, trace, f' of its {usable} usable')}{left}{read}."
+    rows = [[f"{name} {unit}", *(number(t[f"{name}_p{p}"]) for p in (50, 90, 99)),
+             f"{t[f'{name}_mean']:,.1f}"] for name, unit in (("prompt", "tokens"), ("reply", "words"))]
+    cv = t["gap_cv"]
+    burst = ("none (one request, or all at one moment)" if cv is None else f"{cv:.2f}")
+    lines = [wrap(source, 88), "", table(rows, ["", "p50", "p90", "p99", "mean"]), "",
+             wrap(f"{plural(t['requests'], 'request')} over {t['span_s']:,.1f} s. Burstiness (the "
+                  f"coefficient of variation of the gaps between arrivals): {burst}; random "
+                  f"(Poisson) arrivals give about 1, bursts far more.", 88)]
+    if s.traffic in NAMES:
+        lines += ["", wrap(f"Data: {ATTRIBUTION}. Its owners ask that you cite {CITATION}.", 88)]
+    if trace is not None:
+        lines += ["", wrap(f"What a trace's replay leaves out: {LEFT_OUT}", 88)]
+    return "\n".join(lines)
 
 
 def setting(x):
@@ -238,7 +306,8 @@ def limits_table():
     for name, f in FIELDS.items():
         meta = f.metadata
         if meta["choices"]:
-            rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
+            where = "URL only: " if meta["group"] == "traffic" else ""  # no control yet
+            rows.append(f"| `{name}` | {f.default} | {describe(name)} | {where}a choice of "
                         f"{len(meta['choices'])} | {meta['help']} |")
             continue
         slider = meta["slider"]

@@ -2,7 +2,6 @@
 fresh run with the marks from which every word's time follows (timeline.py)."""
 
 from ..model.layouts import chip
-from ..traffic.draws import Workload
 from .charts import SHARED, SPLIT, base_layout, word_marks
 from .report import an, ms, number, tag
 from .timeline import shared_gpu, step_times, words, writer
@@ -34,7 +33,7 @@ def stall_window(s, served, prompts, replies):
 
 def stall(lab, s):
     """Figure 1: a read stalls a shared GPU; the split's writer goes on writing."""
-    work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
+    work = lab.workload(s)  # the lesson's draws, or a trace's window
     served, arrivals, prompts, replies = shared_gpu(work, s)
     found = stall_window(s, served, prompts, replies)
     layout = base_layout("ms from the window's start", "reply",

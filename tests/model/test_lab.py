@@ -1,5 +1,7 @@
 """The lab's caches: a target change re-scores, a sweep reuses the draws."""
 
+import pytest
+
 import sim
 from sim.settings import Settings
 
@@ -64,3 +66,63 @@ def test_sim_compare_rescores_a_target_change_without_simulating(monkeypatch):
     sim.compare(seed=11, link=1.25)
     assert calls == ["shared", "split", "split"]  # a new link: only the split runs again
     assert looser == sim.Lab().compare(Settings(seed=11, ttft_target=2.0, gap_target=0.2))
+
+
+# ---- real traffic: the runs of a trace are keyed by which trace, window and arrivals ----
+
+TRACE = "arrival_s,prompt_tokens,reply_tokens\n" + "".join(
+    f"{k * 0.3:.1f},{300 + k * 611 % 4000},{2 + k * 37 % 250}\n" for k in range(200))
+
+
+def test_with_a_trace_prompt_and_reply_play_no_part():
+    lab = sim.Lab()
+    s = Settings(traffic="azure-chat", requests=200)
+    first = lab.compare(s)
+    runs = lab.simulations
+    other = lab.compare(s.but(prompt=100, reply=900))
+    assert lab.simulations == runs
+    assert {k: other[k] for k in ("shared", "split")} == {k: first[k] for k in ("shared", "split")}
+    with pytest.raises(ValueError, match="prompt has no effect"):
+        lab.sweep(s, "prompt", [100, 200])
+
+
+def test_each_trace_window_and_arrivals_runs_on_its_own():
+    lab = sim.Lab()
+    s = Settings(requests=200)
+    seen = {}
+    for change in ({}, {"traffic": "azure-chat"}, {"traffic": "azure-code"},
+                   {"traffic": "azure-code", "trace_start": 1}, {"traffic": "azure-code", "arrivals": "poisson"},
+                   {"traffic": "azure-code", "arrivals": "poisson", "seed": 8}):
+        before = lab.simulations
+        seen[str(change)] = lab.compare(s.but(**change))["shared"]
+        assert lab.simulations == before + 2
+    assert len({str(v) for v in seen.values()}) == len(seen)
+    # recorded arrivals draw nothing: the seed plays no part in them
+    before = lab.simulations
+    lab.compare(s.but(traffic="azure-code", seed=8))
+    assert lab.simulations == before
+    assert lab.compare(s) == sim.compare(requests=200)  # the lesson's, as before
+
+
+def test_a_trace_of_your_own_is_known_by_its_rows_and_remembered():
+    lab = sim.Lab()
+    s = Settings(requests=150)
+    mine = lab.compare(s, trace=TRACE)
+    assert mine["settings"]["traffic"] == "own"
+    runs = lab.simulations
+    assert lab.compare(s, trace=TRACE.replace("\n", "\r\n")) == mine  # the same rows
+    assert lab.compare(s.but(traffic="own")) == mine  # the one it was given last
+    assert lab.simulations == runs
+    other = TRACE.replace(",2", ",9")  # other replies: other runs
+    assert lab.compare(s, trace=other)["shared"] != mine["shared"]
+    rates = lab.rate(s, trace=TRACE), lab.rate(s, trace=sim.read_trace(other))
+    assert rates[0] == sim.rate(trace=TRACE, requests=150) and rates[1] != rates[0]
+    assert lab.rate(s, trace=TRACE) == rates[0]  # a finding is kept by which trace it is of
+
+
+def test_the_rate_bisection_scales_one_window():
+    lab = sim.Lab()
+    lab.rate(Settings(traffic="azure-chat", requests=100))
+    assert len(lab.sources._windows) == 1
+    lab.rate(Settings(traffic="azure-chat", requests=100, arrivals="poisson"))
+    assert len(lab.sources._windows) == 1 and len(lab.sources._spacings) == 1

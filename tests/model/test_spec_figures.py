@@ -1,7 +1,7 @@
 """The engine and the oracle each reproduce the specs' figures, to the digit shown.
 
-The model's definition (docs/model.md, from the specs lesson-model.md and explore-model.md)
-ends each part with a table of "figures a faithful simulator gives". The oracle is written from those specs alone and the engine is not;
+The model's definition (docs/model.md, from the specs lesson-model.md, explore-model.md and
+traffic.md) ends each part with a table of "figures a faithful simulator gives". The oracle is written from those specs alone and the engine is not;
 both are checked against the tables, so that their agreement means agreement with the specs.
 
 The `local_below=1500` row (78.8%, 473 good) fixes one reading of the lesson's loop where a
@@ -21,8 +21,8 @@ from sim.model.costs import CHIPS
 
 IMPLEMENTATIONS = {
     "engine": (lambda **s: {layout: m for layout, m in sim.Lab().compare(sim.Settings(**s)).items()
-                            if layout != "settings"}, sim.rate, sim.ratio),
-    "oracle": (oracle.compare, oracle.rate, oracle.ratio),
+                            if layout != "settings"}, sim.rate, sim.ratio, sim.traffic),
+    "oracle": (oracle.compare, oracle.rate, oracle.ratio, oracle.traffic),
 }
 @functools.lru_cache(maxsize=None)
 def _compare(implementation, items):
@@ -36,7 +36,12 @@ def compare(request):
 
 @pytest.fixture(params=IMPLEMENTATIONS)
 def rate_and_ratio(request):
-    return IMPLEMENTATIONS[request.param][1:]
+    return IMPLEMENTATIONS[request.param][1:3]
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def traffic(request):
+    return IMPLEMENTATIONS[request.param][3]
 
 
 def pct(share):
@@ -178,3 +183,66 @@ def test_worked_example_in_the_engine():
     assert [f"{t * 1e3:.3f}" for t in gpu.finished] == ["67.229", "67.229"]
     assert served.last_step == [4, 4] and served.gaps == 3
     assert [f"{g * 1e3:.3f}" for g in served.max_gap] == ["7.877", "7.877"]
+
+
+# The traffic table (traffic.md): 600 requests, seed 7, other settings at their defaults.
+CODE_CHUNKED = dict(traffic="azure-code", gpus=4, readers=2, chunk=512, rps=6.0)
+TRAFFIC = [
+    (dict(traffic="azure-chat"), "shared", "goodput", "70.7"),
+    (dict(traffic="azure-chat"), "shared", "gap_p99", "58.3"),
+    (dict(traffic="azure-chat"), "split", "goodput", "100.0"),
+    (dict(traffic="azure-chat"), "split", "ttft_p99", "269.8"),
+    (dict(traffic="azure-code"), "shared", "goodput", "9.3"),
+    (dict(traffic="azure-code"), "shared", "ttft_p99", "8671.9"),
+    (dict(traffic="azure-code"), "split", "goodput", "9.5"),
+    (dict(traffic="azure-code"), "split", "gap_p99", "13.1"),
+    (dict(traffic="azure-code", arrivals="poisson"), "shared", "goodput", "82.7"),
+    (dict(traffic="azure-code", arrivals="poisson"), "split", "goodput", "88.3"),
+    (dict(traffic="azure-code", arrivals="poisson"), "split", "ttft_p99", "1004.1"),
+    (CODE_CHUNKED, "shared", "goodput", "20.7"),
+    (CODE_CHUNKED, "split", "goodput", "16.7"),
+    (CODE_CHUNKED, "chunked", "goodput", "52.8"),
+    (CODE_CHUNKED, "chunked", "gap_p99", "26.9"),
+]
+
+
+@pytest.mark.parametrize("settings, layout, metric, shown", TRAFFIC,
+                         ids=lambda x: " ".join(f"{k}={v}" for k, v in x.items())
+                         if isinstance(x, dict) else str(x))
+def test_traffic_figure(compare, settings, layout, metric, shown):
+    value = compare(**settings)[layout][metric]
+    assert (pct(value) if metric == "goodput" else ms(value)) == shown
+
+
+def test_rate_goodput_of_azure_chat(rate_and_ratio):
+    got = rate_and_ratio[0](traffic="azure-chat")
+    assert (f"{got['shared']:.3f}", f"{got['split']:.2f}") == ("0.739", "4.99")
+
+
+AZURE_CHAT_RATIO = ["74.2", "100.0", "100.0", "100.0", "100.0", "100.0", "19.3"]
+
+
+def test_best_ratio_of_azure_chat(compare):
+    """The table gives the split's goodput at each ratio (the oracle's rate bisections for
+    all seven would take half a minute, and the table gives no rate)."""
+    got = [pct(compare(traffic="azure-chat", gpus=8, rps=16.0, readers=r)["split"]["goodput"])
+           for r in range(1, 8)]
+    assert got == AZURE_CHAT_RATIO
+
+
+def test_the_engine_s_best_ratio_of_azure_chat():
+    rows = sim.ratio(traffic="azure-chat", gpus=8, rps=16.0)
+    assert [pct(row["goodput"]) for row in rows] == AZURE_CHAT_RATIO
+    assert all(row["rate"] > 0 for row in rows)
+
+
+@pytest.mark.parametrize("settings, prompt, reply, burstiness", [
+    (dict(traffic="azure-chat"), ("994", "4088"), ("217", "585"), "1.27"),
+    (dict(traffic="azure-code"), ("1421", "7436"), ("13", "239"), "13.90"),
+    (dict(traffic="azure-code", arrivals="poisson"), ("1421", "7436"), ("13", "239"), "1.02"),
+])
+def test_traffic_summary(traffic, settings, prompt, reply, burstiness):
+    got = traffic(**settings)
+    assert (str(got["prompt_p50"]), str(got["prompt_p99"])) == prompt
+    assert (str(got["reply_p50"]), str(got["reply_p99"])) == reply
+    assert f"{got['gap_cv']:.2f}" == burstiness

@@ -48,10 +48,16 @@ def test_lock_carries_the_shipped_micropip_hash():
 
 
 def test_sim_wheel_is_this_source():
+    """Every module of sim/ and every data file (the shipped traces and their NOTICE), byte
+    for byte, and nothing else."""
     (wheel,) = DIST.glob("pdsplit_sim-*.whl")
     with zipfile.ZipFile(wheel) as z:
         names = {n for n in z.namelist() if n.startswith("sim/")}
-        assert names == {p.relative_to(ROOT).as_posix() for p in (ROOT / "sim").rglob("*.py")}
+        source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "sim").rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts}
+        assert names == source
+        assert {"sim/traffic/data/README.md", "sim/traffic/data/AzureLLMInferenceTrace_conv_2023.csv.gz",
+                "sim/traffic/data/AzureLLMInferenceTrace_code_2023.csv.gz"} <= names
         for name in names:
             assert z.read(name) == (ROOT / name).read_bytes()
 

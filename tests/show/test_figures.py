@@ -29,7 +29,7 @@ def drawn():
 def test_the_figures(drawn):
     assert sorted(drawn) == ["fig1-stall", "fig2-gap-by-rps", "fig3-goodput-by-link",
                              "fig4-goodput-by-prompt", "fig5-goodput-by-load", "fig6-best-ratio",
-                             "fig9-chip-mix"]
+                             "fig7-know-your-traffic", "fig8-best-ratio-traces", "fig9-chip-mix"]
 
 
 def committed(name, binary=False):
@@ -115,6 +115,34 @@ def test_figure4_caption(drawn):
     assert split["x"][0] == 200 and split["x"][-1] == 6000
     for x, y in zip(split["x"][::7], split["y"][::7]):
         assert y == sim.compare(prompt=x)["split"]["goodput"] * 100
+
+
+def test_figure7_puts_the_lesson_s_traffic_beside_azure_s(drawn):
+    fig, caption = drawn["fig7-know-your-traffic"]
+    assert fig["layout"]["meta"]["panels"] == ["lesson", "azure-chat", "azure-code"]
+    for traffic, words in (("lesson", "the lesson's traffic"), ("azure-chat", "Azure chat"),
+                           ("azure-code", "Azure code")):
+        here = sim.compare(traffic=traffic)
+        cv = sim.traffic(traffic=traffic)["gap_cv"]
+        assert (f"{words} (burstiness {cv:.2f}), shared {percent(here['shared']['goodput'])}, "
+                f"split {percent(here['split']['goodput'])}") in caption
+    poisson = sim.compare(traffic="azure-code", arrivals="poisson")
+    assert (f"Azure code's lengths at the lesson's random spacing: shared "
+            f"{percent(poisson['shared']['goodput'])}, split "
+            f"{percent(poisson['split']['goodput'])}") in caption
+    assert "Azure LLM inference trace 2023, Microsoft Azure, CC-BY 4.0" in caption
+    code = [t for t in fig["data"] if t.get("xaxis") == "x3" and t["name"] == "split"][0]
+    assert code["x"][8] == 4.0 and code["y"][8] == sim.compare(traffic="azure-code")["split"]["goodput"] * 100
+
+
+def test_figure8_is_the_best_ratio_of_each_trace(drawn):
+    fig, caption = drawn["fig8-best-ratio-traces"]
+    chat = sim.ratio(traffic="azure-chat", gpus=8, rps=16.0)
+    bars = [t for t in fig["data"] if t["type"] == "bar"]
+    assert bars[0]["y"] == [r["goodput"] * 100 for r in chat]
+    best = max(chat, key=lambda r: (r["rate"], r["goodput"]))
+    assert f"For Azure chat {best['readers']}:{8 - best['readers']} serves most per GPU" in caption
+    assert "for Azure code 7:1 serves most per GPU" in caption
 
 
 def png_size(path):

@@ -1,0 +1,118 @@
+"""Figures 7 and 8, real traffic (docs/model.md: "Real traffic"): "know your traffic before
+you split".
+
+Figure 7 puts goodput against load for the lesson's traffic beside Azure's chat and code
+traces, on the same GPUs; figure 8 is figure 6's best reader:writer ratio for the two traces.
+Each lists its pieces of simulation, one run a piece, as the other figures do.
+"""
+
+from ..traffic.azure import ATTRIBUTION
+from .charts import COLOURS, base_layout, current, line
+from .curves import needs_along, points, runs_of
+from .ratio import ratio_chart, ratio_needs, readers_to_writers
+from .report import layouts, number, percent, rate, tag
+
+# (words, traffic=, tag) of figure 7's panels, left to right; a trace of your own comes last
+TRAFFIC_PANELS = (("the lesson's traffic", "lesson", "lesson"),
+                  ("Azure chat", "azure-chat", "chat"), ("Azure code", "azure-code", "code"))
+OTHER = {"recorded": "poisson", "poisson": "recorded"}
+
+
+def traffic_panels(s):
+    """[(words, settings, tag)]: s with each traffic, and s itself if it replays your own."""
+    panels = [(words, s.but(traffic=traffic), key) for words, traffic, key in TRAFFIC_PANELS]
+    if s.traffic == "own":
+        panels.append(("your trace", s, "own"))
+    return panels
+
+
+def know_needs(lab, s):
+    """Every panel's run at every load, and Azure code's at the other arrivals' spacing."""
+    pieces = [piece for _, p, _ in traffic_panels(s) for piece in needs_along("rps")(lab, p)]
+    return pieces + runs_of(lab, [s.but(traffic="azure-code", arrivals=OTHER[s.arrivals])])
+
+
+def know_your_traffic(lab, s):
+    """Figure 7: goodput against load, shared and split, a panel per kind of traffic."""
+    panels = traffic_panels(s)
+    width = 1 / len(panels)
+    layout = base_layout("requests a second", "goodput (%)",
+                         yaxis={"range": [-3, 103], "ticksuffix": "%"})
+    layout["margin"] = {**layout["margin"], "b": 60}
+    data, said = [], []
+    for k, (words, p, key) in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}",
+                                    "domain": [k * width + (0.03 if k else 0),
+                                               (k + 1) * width - 0.03],
+                                    "title": {"text": f"req/s, {words}"}}
+        if k:
+            layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
+                                        "showticklabels": False, "title": {"text": ""}}
+        rows = [(v, lab.compare(p.but(rps=v))) for v in points(lab, "rps", p)]
+        here = lab.compare(p)
+        x = [v for v, _ in rows]
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        for name in layouts(here):
+            data.append(line(name, x, [r[name]["goodput"] * 100 for _, r in rows], COLOURS[name],
+                             "%", legendgroup=name, showlegend=k == 0, **axes))
+        data.append({**current(p.rps, [here[name]["goodput"] * 100 for name in layouts(here)],
+                               "%"), "legendgroup": "current", "showlegend": k == 0, **axes})
+        said.append((words, p, key, here, lab.traffic(p)["gap_cv"]))
+    layout["meta"] = {"panels": [p.traffic for _, p, _ in panels]}
+    return {"data": data, "layout": layout}, know_caption(lab, s, said)
+
+
+def know_caption(lab, s, said):
+    def goodputs(key, result):
+        return (f"shared {tag(f'traffic.{key}_shared', percent(result['shared']['goodput']))}, "
+                f"split {tag(f'traffic.{key}_split', percent(result['split']['goodput']))}")
+
+    spacing = ("each trace's own spacing scaled to the load" if s.arrivals == "recorded" else
+               "every trace's lengths at the lesson's random spacing")
+    parts = [f"{words} (burstiness {tag(f'traffic.{key}_cv', burst(cv))}), "
+             f"{goodputs(key, here)}" for words, _, key, here, cv in said]
+    other = lab.compare(s.but(traffic="azure-code", arrivals=OTHER[s.arrivals]))
+    lengths = ("at the lesson's random spacing" if s.arrivals == "recorded" else
+               "with its own bursts and lulls")
+    kinds = ("three", "four")[len(said) - 3]
+    return (f"Goodput (both targets met) against load on the same "
+            f"{tag('traffic.gpus', number(s.gpus))} GPUs for {kinds} kinds of traffic "
+            f"({tag('traffic.requests', number(s.requests))} requests each; {spacing}). At "
+            f"{tag('traffic.rps', number(s.rps))} req/s: " + "; ".join(parts) + ". Azure code's "
+            f"lengths {lengths}: {goodputs('code_other', other)}. Its bursts, not only its "
+            f"lengths, decide. Traces: {ATTRIBUTION}.")
+
+
+def burst(cv):
+    """The burstiness as the summary gives it: two decimals, or 'none' (one request)."""
+    return "none" if cv is None else f"{cv:.2f}"
+
+
+def trace_panels(s):
+    """Figure 8's panels: s with each of Azure's traces."""
+    return [("Azure chat", s.but(traffic="azure-chat"), "traces.chat"),
+            ("Azure code", s.but(traffic="azure-code"), "traces.code")]
+
+
+def traces_ratio_needs(lab, s):
+    return ratio_needs(lab, s, trace_panels)
+
+
+def traces_ratio(lab, s):
+    """Figure 8: figure 6 for Azure's chat trace above its code trace."""
+    panels = trace_panels(s)
+    fig, words = ratio_chart(lab, s, panels, marked=range(len(panels)))
+    caption = (f"The split with {tag('traces.gpus', number(s.gpus))} GPUs at every ratio of "
+               f"readers to writers, for Azure's two traces: goodput at "
+               f"{tag('traces.rps', number(s.rps))} req/s (bars) and rate goodput at "
+               f"{tag('traces.attainment', percent(s.attainment))} (line). ")
+    caption += "; ".join(
+        f"{'for' if k else 'For'} {name} "
+        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per GPU "
+        f"({tag(at + '_rate', rate(best['rate']))} req/s), and at "
+        f"{tag(at + '_current', readers_to_writers(p, p.readers))}, "
+        f"{tag(at + '_current_goodput', percent(lab.ratio(p)[p.readers - 1]['goodput']))} "
+        f"of requests are good"
+        for k, (name, p, best, at) in enumerate(words))
+    return fig, caption + f". Traces: {ATTRIBUTION}."
