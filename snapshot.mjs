@@ -46,7 +46,7 @@ for module in pkgutil.walk_packages(sim.__path__, "sim."):
         importlib.import_module(module.name)
 from sim.show.figures import FIGURES
 from sim.show.page import Page
-from sim.traffic import azure
+from sim.workload import azure
 for name in azure.FILES:
     azure.packed(name)
 page = Page()

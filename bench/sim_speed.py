@@ -31,10 +31,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import oracle  # noqa: E402
 import sim  # noqa: E402
-from sim.traffic import azure  # noqa: E402
-from sim.traffic.tracefile import read, read_path  # noqa: E402
+from sim.workload import azure  # noqa: E402
+from sim.workload.tracefile import read, read_path  # noqa: E402
 
-oracle.DATA = ROOT / "sim" / "traffic" / "data"
+oracle.DATA = ROOT / "sim" / "workload" / "data"
 
 
 # Each side is timed this many times on each setting, alternately, and its fastest time kept

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 from .model.lab import Lab, compare, economics, rate, ratio, traffic  # noqa: E402
 from .settings import Settings  # noqa: E402
-from .traffic.tracefile import read as read_trace  # noqa: E402
+from .workload.tracefile import read as read_trace  # noqa: E402
 
 __all__ = ["Lab", "Settings", "__version__", "compare", "economics", "rate", "ratio", "read_trace",
            "traffic"]

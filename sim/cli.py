@@ -13,7 +13,7 @@ from .show.report import (METRICS, compare_table, fill, headline, layouts, numbe
                           rate_table, ratio_table, setting_line, shown, traffic_report, value)
 from .show.economics import economics_table
 from .show.walkthrough import lesson
-from .traffic.tracefile import read, read_path
+from .workload.tracefile import read, read_path
 
 
 def flag(name):

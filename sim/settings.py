@@ -75,7 +75,7 @@ CHUNK_LADDER = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048)  # 0: chunked 
 SLOTS_LADDER = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 CHIPS = ("A100", "H100", "B200")  # sim/costs.py has their datasheets
 # Where the requests come from: the lesson's draws, the two Azure traces shipped in
-# sim/traffic/data/, or a trace file of your own (the API's trace=, the CLI's --trace FILE).
+# sim/workload/data/, or a trace file of your own (the API's trace=, the CLI's --trace FILE).
 TRAFFIC = ("lesson", "azure-chat", "azure-code", "own")
 
 

@@ -29,7 +29,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 SUBPATH = "/courses/llm-serving/pdsplit/"  # the page must work from any path
 CHROMIUM_ARGS = ["--headless", *check.CHROMIUM_ARGS]  # the flags `python -m sim check` uses
 BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a loaded machine
-oracle.DATA = ROOT / "sim" / "traffic" / "data"  # the traces the project ships: data, not code
+oracle.DATA = ROOT / "sim" / "workload" / "data"  # the traces the project ships: data, not code
 
 
 def chromium():

@@ -47,7 +47,7 @@ def test_where_things_are_maps_the_whole_repository():
              "pytest.ini", "requirements-dev.txt", ".gitignore", ".ci/"}
     missing = [name for name in sorted(top - plain) if not re.search(rf"^{re.escape(name)}\s", tree, re.M)]
     assert missing == [], missing
-    for folder in ("traffic/", "model/", "show/", "check/"):
+    for folder in ("workload/", "model/", "show/", "check/"):
         assert f"  {folder}" in tree
 
 

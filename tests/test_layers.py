@@ -1,6 +1,6 @@
 """The simulator's layers: what the toy is, apart from what shows it and what checks it.
 
-sim/ is in layers, and each imports only from those below it: the settings, then the traffic
+sim/ is in layers, and each imports only from those below it: the settings, then the workload
 (where requests come from), the model, what shows it, and the checker of a deployed copy; the
 command line sits on top. Modules stay short, nothing but the checker may need a browser, and
 the oracle that the engine is tested against shares nothing with it.
@@ -16,7 +16,7 @@ SIM = ROOT / "sim"
 # (package or module, layer): a module may import from lower layers and from its own package.
 LAYERS = {
     "sim.settings": 0,
-    "sim.traffic": 1,
+    "sim.workload": 1,
     "sim.model": 2,
     "sim": 3,  # the package itself: its public face (compare, rate, ratio, Lab, Settings, __version__)
     "sim.show": 3,
@@ -103,7 +103,7 @@ def test_an_import_up_a_layer_is_named(tmp_path):
 def test_each_layer_has_a_folder_and_every_module_a_layer():
     for path in modules():
         home(module_name(path))
-    for package in ("traffic", "model", "show", "check"):
+    for package in ("workload", "model", "show", "check"):
         assert (SIM / package / "__init__.py").is_file()
         assert ast.get_docstring(ast.parse((SIM / package / "__init__.py").read_text())), package
 

@@ -5,7 +5,7 @@ Poisson spacings, and the recent runs keyed by what they depend on, so that movi
 target re-scores the cached runs, and a sweep along one axis reuses the draws. The one module
 global is DEFAULT_LAB, the lab behind the module-level `compare`.
 
-Where the requests come from is the traffic layer's (sim/traffic/): the lesson's draws, a
+Where the requests come from is the workload layer's (sim/workload/): the lesson's draws, a
 shipped Azure trace, or a trace of your own, given beside the settings (`trace=`), since
 Settings stay small and hashable. A lab remembers the last trace it was given, so that
 `traffic=own` goes on meaning it (the page loads a file once).
@@ -15,9 +15,9 @@ from collections import OrderedDict
 from math import exp, log, sqrt
 
 from ..settings import FIELDS, NAMES
-from ..traffic.draws import Draws, Workload
-from ..traffic.sources import Sources, settings_with
-from ..traffic.summary import summary
+from ..workload.draws import Draws, Workload
+from ..workload.sources import Sources, settings_with
+from ..workload.summary import summary
 from . import economics as money
 from . import layouts
 from .metrics import score

@@ -26,7 +26,7 @@ from time import perf_counter
 from ..model import costs
 from ..model.lab import Lab
 from ..settings import Settings
-from ..traffic.tracefile import read_text
+from ..workload.tracefile import read_text
 from .figures import FIGURES
 from .report import headline, intro, ms, shown
 

@@ -8,8 +8,8 @@ import re
 from textwrap import fill as wrap
 
 from ..settings import FIELDS, describe
-from ..traffic.azure import ATTRIBUTION, CITATION, NAMES
-from ..traffic.draws import sizes
+from ..workload.azure import ATTRIBUTION, CITATION, NAMES
+from ..workload.draws import sizes
 
 METRICS = (  # (key, words) in the order tables show them
     ("goodput", "goodput"),

@@ -6,7 +6,7 @@ traces, on the same GPUs; figure 8 is figure 6's best reader:writer ratio for th
 Each lists its pieces of simulation, one run a piece, as the other figures do.
 """
 
-from ..traffic.azure import ATTRIBUTION
+from ..workload.azure import ATTRIBUTION
 from .charts import COLOURS, base_layout, current, line
 from .curves import needs_along, points, runs_of
 from .ratio import ratio_chart, ratio_needs, readers_to_writers

@@ -11,7 +11,7 @@ from textwrap import fill
 from ..model import costs
 from ..model.link import reads
 from ..settings import FIELDS
-from ..traffic.draws import Workload, sizes
+from ..workload.draws import Workload, sizes
 from .report import a, ms, number, percent, plural
 
 LINKS = (100.0, 25.0, 12.5, 1.25, 0.125)  # link speeds the lesson tries, GB/s

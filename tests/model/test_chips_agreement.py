@@ -11,7 +11,7 @@ import oracle
 import sim
 from sim.model.link import reads
 from sim.settings import CHIPS, FIELDS
-from sim.traffic.draws import Draws, Workload
+from sim.workload.draws import Draws, Workload
 from test_explore_agreement import agree
 
 POWERS = FIELDS["reader_power"].metadata["slider"] + (0.73, 0.5, 1.0, 1.0)  # and a value between stops

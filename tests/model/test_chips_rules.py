@@ -68,7 +68,7 @@ def test_a_queue_of_one_reads_locally_whenever_a_reader_is_busy():
     """local_queue=1: a prompt goes to a reader only if no prompt sent before it still waits;
     with one reader that keeps the readers' queue at most one deep."""
     from sim.model.link import reads
-    from sim.traffic.draws import Draws, Workload
+    from sim.workload.draws import Draws, Workload
 
     s = Settings(rps=16.0, local_queue=1, requests=300)
     work = Workload(Draws(s.seed, s.requests), s.rps, s.prompt, s.reply)

@@ -56,8 +56,8 @@ def test_sim_wheel_is_this_source():
         source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "sim").rglob("*")
                   if p.is_file() and "__pycache__" not in p.parts}
         assert names == source
-        assert {"sim/traffic/data/README.md", "sim/traffic/data/AzureLLMInferenceTrace_conv_2023.csv.gz",
-                "sim/traffic/data/AzureLLMInferenceTrace_code_2023.csv.gz"} <= names
+        assert {"sim/workload/data/README.md", "sim/workload/data/AzureLLMInferenceTrace_conv_2023.csv.gz",
+                "sim/workload/data/AzureLLMInferenceTrace_code_2023.csv.gz"} <= names
         for name in names:
             assert z.read(name) == (ROOT / name).read_bytes()
 

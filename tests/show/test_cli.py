@@ -15,7 +15,7 @@ from sim.model import costs
 from sim.show.report import percent
 from sim.settings import Settings
 from sim.show.walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK, limits
-from sim.traffic.draws import Draws, Workload
+from sim.workload.draws import Draws, Workload
 
 GOLDEN = ROOT / "tests" / "golden"
 

@@ -6,7 +6,7 @@ import sim
 from sim.model import costs
 from sim.show.report import ms, percent
 from sim.show.walkthrough import break_even_link
-from sim.traffic.draws import Draws, Workload
+from sim.workload.draws import Draws, Workload
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import oracle
 import sim
 from sim.show import timeline
 from sim.model.link import hand_over
-from sim.traffic.draws import Draws, Workload
+from sim.workload.draws import Draws, Workload
 
 
 def oracle_word_times(jobs, read):

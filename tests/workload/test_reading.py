@@ -14,11 +14,11 @@ import pytest
 from conftest import ROOT
 
 import sim
-from sim.traffic import azure
-from sim.traffic.tracefile import read_text
-from sim.traffic.window import Window
+from sim.workload import azure
+from sim.workload.tracefile import read_text
+from sim.workload.window import Window
 
-DATA = ROOT / "sim" / "traffic" / "data"
+DATA = ROOT / "sim" / "workload" / "data"
 SHARED = ROOT.parent / "shared" / "data"  # the spec's copies, where this checkout has them
 
 
@@ -46,7 +46,7 @@ def test_the_shipped_traces_are_azure_s_files_with_their_notice(name, file, requ
 
 
 def test_the_shipped_traces_are_parsed_once_and_only_when_used():
-    code = ("import sim\nfrom sim.traffic import azure\n"
+    code = ("import sim\nfrom sim.workload import azure\n"
             "print(azure.packed.cache_info().currsize, azure.trace.cache_info().currsize)\n"
             "sim.compare(traffic='azure-code'); sim.compare(traffic='azure-code', rps=2)\n"
             "sim.traffic(traffic='azure-code', trace_start=5)\n"

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from sim.traffic.draws import MULTIPLIERS, Draws, Workload
+from sim.workload.draws import MULTIPLIERS, Draws, Workload
 
 
 def spec_draw(rps, prompt, reply, n, seed):

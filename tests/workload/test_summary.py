@@ -10,8 +10,8 @@ from conftest import ROOT
 
 import oracle
 import sim
-from sim.traffic.draws import Draws, Workload
-from sim.traffic.summary import burstiness
+from sim.workload.draws import Draws, Workload
+from sim.workload.summary import burstiness
 
 KEYS = ["requests", "span_s", "prompt_p50", "prompt_p90", "prompt_p99", "prompt_mean",
         "reply_p50", "reply_p90", "reply_p99", "reply_mean", "gap_cv"]
@@ -70,7 +70,7 @@ def test_windows_along_the_code_trace_agree_with_the_oracle(start):
 def test_the_traffic_layer_sums_floats_only_with_fsum():
     """The same numbers on CPython 3.11 and 3.14: no float sum() or statistics.mean, whose
     rounding is not the same across versions (3.12 made sum() of floats compensated)."""
-    for path in (ROOT / "sim" / "traffic").glob("*.py"):
+    for path in (ROOT / "sim" / "workload").glob("*.py"):
         tree = ast.parse(path.read_text())
         calls = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
                  and isinstance(n.func, ast.Name)]

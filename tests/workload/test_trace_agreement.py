@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 import oracle
 import sim
 from sim.settings import CHIPS, FIELDS, Settings
-from sim.traffic.tracefile import read_text
-from sim.traffic.window import Window
+from sim.workload.tracefile import read_text
+from sim.workload.window import Window
 
 TIMES = ("ttft_p50", "ttft_p99", "ttft_max", "gap_p50", "gap_p99", "gap_max")
 TOLERANCE = 1e-6  # seconds, as for the lesson's traffic: only rounding differs

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT
 
-from sim.traffic.tracefile import read_path
+from sim.workload.tracefile import read_path
 
 ROWS = 1_000_000
 WINDOW = 600
@@ -58,7 +58,7 @@ def test_a_window_at_the_end_reads_every_row_and_keeps_only_its_own(million):
     baseline, _ = peak_rss("")
     start = ROWS - WINDOW
     peak, out = peak_rss(
-        "from sim.traffic.tracefile import read_path\n"
+        "from sim.workload.tracefile import read_path\n"
         f"t = read_path({str(million)!r}, keep=({start}, {ROWS}))\n"
         "print(len(t), t.usable, t.first, t.prompts[0])\n"
         "r = sim.compare(trace=t, trace_start=%d, requests=%d)\n"
