@@ -28,11 +28,12 @@ from pathlib import Path
 
 from sim import Lab, Settings, __version__
 from sim.show.curves import load_top
-from sim.show.figures import FIGURES
-from sim.show.page import Page, compare_message, footer
+from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
+from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
 from sim.settings import schema
-from sim.show.states import EXPLORER_STATES, STATES
+from sim.show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
+from sim.workload import azure
 
 ROOT = Path(__file__).resolve().parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -41,7 +42,7 @@ PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
-             "start.js", "view.js", "worker.js", "style.css", "favicon.svg",
+             "start.js", "store.js", "traffic.js", "view.js", "worker.js", "style.css", "favicon.svg",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
 PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
@@ -127,12 +128,15 @@ def bake(lab):
     """The named states (the lesson's, then the explorer's), computed natively: numbers,
     then every figure."""
     states = []
-    for group, named in (("lesson", STATES), ("explorer", EXPLORER_STATES)):
+    for group, named in (("lesson", STATES), ("explorer", EXPLORER_STATES),
+                         ("traffic", TRAFFIC_STATES)):
         for name, label, changes in named:
             s = Settings().but(**changes)
             figures = {}
             for key, figure in FIGURES.items():
-                if figure.page:  # a file's figure only (page=False): the page draws it not yet
+                # a file's figure only (page=False): the page draws it not yet; and real
+                # traffic's figures only where a trace is chosen, as the page shows them
+                if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
                     figures[key] = figure.render(lab, s)
             states.append({"name": name, "label": label, "group": group,
                            "settings": s.as_dict(), "compare": compare_message(lab, s),
@@ -290,6 +294,10 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
              "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
+             # the shipped traces' usable requests (the trace-start slider's reach), and the
+             # largest file of one's own the page reads
+             "traces": {name: azure.trace(name).usable for name in azure.FILES},
+             "trace_file_bytes": TRACE_FILE_BYTES,
              "pyodide": pyodide, "version": version, "states": states,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")

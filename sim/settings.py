@@ -126,11 +126,12 @@ class Settings:
                            look="the same lengths with and without the bursts")
     # The first request of the window, counted from 0 among the trace's usable requests.
     trace_start: int = knob(0, "Trace start", "", (0, 10**9), whole=True, group="traffic",
-                            help="with a trace: which of its requests the window starts at "
-                                 "(0: the first)",
+                            help="with a trace: which of its requests the window starts at, "
+                                 "counting from zero",
                             look="another hour of the same service: is it as bursty?")
 
-    # ---- the explorer (explore-model.md): every default gives the lesson's numbers ----
+    # ---- the explorer (docs/model.md: "Going further"): every default gives the lesson's
+    # numbers ----
     # GPUs in all; shared, chunked and split always use the same ones, differently.
     gpus: int = explorer(2, "GPUs", "GPUs", (2, 32), tuple(range(2, 33)), one="GPU",
                          help="GPUs in all, used by every layout",

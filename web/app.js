@@ -11,20 +11,25 @@ import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
 import { applyTheme, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
-import { showControl, sliderRow, stateButtons } from "./controls.js";
+import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
+import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
 
 const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
 const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
-// With the explorer's panel open, DistServe's goodput comes first and its best-ratio chart
-// last (the longest to work out), in the figures' lane.
-const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
+// With the explorer's panel open, what the traffic looks like and DistServe's goodput come
+// first, and the best-ratio chart last (the longest to work out), in the figures' lane; while a
+// trace is chosen, real traffic's figures 7 and 8 follow it.
+const EXPLORER = ["traffic", "rate", "verdict", "stall", "link", "prompt", "ratio"];
+const WITH_A_TRACE = ["know", "traces_ratio"];
+const WORDS_ONLY = ["rate", "verdict"]; // findings told in words, with no chart
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
 const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
-const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "rate", "ratio", "footer"];
+const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "traffic", "rate", "verdict", "ratio",
+  ...WITH_A_TRACE, "footer"];
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -46,24 +51,51 @@ const opened = table.fromQuery(location.search);
 let settings = opened.settings;
 /** The lesson's sliders: the settings with a slider that are not the explorer's. */
 const lessonSliders = table.fields.filter((f) => f.slider && f.group === "lesson");
-const view = readView(location.search, PARTS, lessonSliders.map((f) => f.name));
+const view = readView(location.search, PARTS, [...lessonSliders.map((f) => f.name), ...TRAFFIC_FIELDS]);
 for (const notice of view.notices) console.warn(`pdsplit: ${notice}`);
 const viewNotices = view.notices; // said for as long as the page is open
-showNotices($("notices"), [...viewNotices, ...opened.notices]);
 /** How the page is shown stays in its URL, whatever the settings become. */
 const viewQuery = [...new URLSearchParams(location.search)].filter(([name]) => VIEW.includes(name));
 const explorer = new Explorer(table, {
   panel: /** @type {HTMLDetailsElement} */ ($("explorer")), controls: $("explorer-controls"),
   states: $("explorer-states"),
 }, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next));
+const traffic = new Traffic(table, {
+  controls: $("traffic-controls"), states: $("traffic-states"), input: /** @type {HTMLInputElement} */ ($("trace-file")),
+  drop: $("traffic-file"), notices: $("trace-notices"), attribution: $("traffic-attribution"), leftOut: $("traffic-left-out"),
+}, baked.states.filter((s) => s.group === "traffic"), () => settings, (next, notices) => change(next, notices),
+{ traces: baked.traces, limit: baked.trace_file_bytes }, readTrace);
+{ // a window from the URL within its trace (a file of one's own is fitted once it is known)
+  const fitted = traffic.fit(settings);
+  settings = fitted.settings;
+  if (fitted.notice) opened.notices.push(fitted.notice);
+}
+showNotices($("notices"), [...viewNotices, ...opened.notices]);
 const query = new URLSearchParams(location.search);
-// A URL that sets one of its settings opens it, and so does one that shows one of its parts.
-explorer.panel.open = explorer.fields.some((f) => query.has(f.name)) ||
-  ["explorer", "rate", "ratio"].some((part) => view.show?.has(part));
+// A URL that sets one of its settings opens it, and so does one that shows one of its parts or
+// lists one of its controls.
+explorer.panel.open = [...explorer.fields.map((f) => f.name), ...TRAFFIC_FIELDS].some((name) => query.has(name)) ||
+  ["explorer", "traffic", "rate", "verdict", "ratio", ...WITH_A_TRACE].some((part) => view.show?.has(part)) ||
+  TRAFFIC_FIELDS.some((name) => view.controls?.includes(name));
 
-/** DistServe's goodput and the best ratio follow the main charts while the panel is open. */
+/**
+ * A key for a whole setting: the settings table's, and which file of one's own traffic=own
+ * replays (a new file with the same settings is other numbers).
+ * @param {Record<string, number|string>} s
+ */
+function keyOf(s) {
+  return table.key(s) + (s.traffic === "own" ? `|own ${traffic.ownVersion}` : "");
+}
+
+/** DistServe's goodput and the best ratio follow the main charts while the panel is open, and
+ * real traffic's figures while a trace is chosen. */
 function showFurther() {
-  $("further").hidden = !explorer.open || !(shown("rate") || shown("ratio"));
+  const traced = Traffic.traced(settings);
+  $("further").hidden = !explorer.open || !["rate", "ratio", ...(traced ? WITH_A_TRACE : [])].some(shown);
+  for (const figure of document.querySelectorAll("#further .trace-only")) {
+    const hide = !traced || !shown(/** @type {HTMLElement} */ (figure).dataset.part ?? "");
+    if (/** @type {HTMLElement} */ (figure).hidden !== hide) /** @type {HTMLElement} */ (figure).hidden = hide;
+  }
 }
 
 /** Whether a part is on screen (?show=; every part without it). @param {string} part */
@@ -78,7 +110,8 @@ function mainCharts() {
 
 /** The figures' lane for the page as it is: the explorer's only while its panel is open. */
 function laneFigures() {
-  return (explorer.open ? EXPLORER : LESSON).filter(shown);
+  if (!explorer.open) return LESSON.filter(shown);
+  return [...EXPLORER, ...(Traffic.traced(settings) ? WITH_A_TRACE : [])].filter(shown);
 }
 
 /**
@@ -104,6 +137,15 @@ function applyView() {
       /** @type {HTMLElement} */ ($(`slider-${f.name}`).closest(".slider")).hidden = !view.controls.includes(f.name);
     }
     $("states").hidden = true; // a named state sets sliders that are not there
+    const listed = TRAFFIC_FIELDS.filter((name) => view.controls?.includes(name));
+    if (listed.length) { // the traffic's controls asked for: those alone, with the file's input for `traffic`
+      for (const element of [$("traffic"), $("traffic-controls"), explorer.panel]) element.hidden = false;
+      $("traffic-file").hidden = !listed.includes("traffic");
+      $("traffic-states").hidden = true;
+      for (const row of $("traffic-controls").querySelectorAll("[data-control]")) {
+        if (!listed.includes(/** @type {HTMLElement} */ (row).dataset.control ?? "")) row.classList.add("unlisted");
+      }
+    }
   }
   if (view.theme !== "auto") document.documentElement.dataset.theme = view.theme;
 }
@@ -125,10 +167,11 @@ function drawNumbers(message, source) {
   document.body.classList.remove("stale");
   $("results").classList.remove("pending");
   if (source === "python") refused = null; // the simulator took these settings
-  onScreen = { result: message.result, shown: message.shown, key: table.key(settings) };
+  onScreen = { result: message.result, shown: message.shown, key: keyOf(settings) };
+  if (Traffic.traced(settings)) drawControls(); // the trace's own words for its sliders
   sayStatus();
   if (Number.isNaN(timings.firstNumbers)) timings.firstNumbers = performance.now();
-  dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: table.key(settings), source } }));
+  dispatchEvent(new CustomEvent("pdsplit:numbers", { detail: { key: keyOf(settings), source } }));
   if (mainCharts().length === 0) mainDone(source); // no main chart is shown: none to wait for
 }
 
@@ -137,7 +180,7 @@ function drawNumbers(message, source) {
  * figure is shown, the page has settled. @param {string} source
  */
 function mainDone(source) {
-  const key = table.key(settings);
+  const key = keyOf(settings);
   dispatchEvent(new CustomEvent("pdsplit:charts", { detail: { key, source } }));
   if (source === "python") drawHeld();
   if ((current?.lane ?? laneFigures()).length === 0) settle(source);
@@ -147,15 +190,18 @@ function mainDone(source) {
 function settle(source) {
   // Screen readers hear the headline once the page has settled, not at every stop of a drag.
   $("announce").textContent = $("headline").textContent;
-  dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key: table.key(settings), source } }));
+  dispatchEvent(new CustomEvent("pdsplit:settled", { detail: { key: keyOf(settings), source } }));
   if (source === "python") current.settled.resolve(undefined);
 }
 
 /** @param {string} name @param {any} reply @param {string} source */
 function drawFigure(name, reply, source) {
   const chart = document.getElementById(`chart-${name}`); // DistServe's goodput has no chart
-  showFigure(chart, document.getElementById(`caption-${name}`), reply);
+  const caption = document.getElementById(`caption-${name}`);
+  showFigure(chart, caption, reply);
   chart?.classList.remove("pending");
+  caption?.classList.remove("pending");
+  if (caption) caption.dataset.key = keyOf(settings);
   figuresOnScreen[name] = reply;
   const done = drawn[source];
   const before = done.size;
@@ -175,8 +221,8 @@ function drawFigure(name, reply, source) {
  * @param {boolean} [spread]
  */
 function drawBaked(spread = false) {
-  const key = table.key(settings);
-  const state = baked.states.find((s) => table.key(s.settings) === key);
+  const key = keyOf(settings);
+  const state = baked.states.find((s) => keyOf(s.settings) === key);
   if (!state) return false;
   drawNumbers(state.compare, "baked");
   const order = [...mainCharts(), ...laneFigures()];
@@ -187,7 +233,7 @@ function drawBaked(spread = false) {
   bakedDrawn = (async () => {
     for (const name of order) {
       await new Promise((next) => setTimeout(next));
-      if (table.key(settings) !== key) return; // the user moved on: drawn by change()
+      if (keyOf(settings) !== key) return; // the user moved on: drawn by change()
       drawFigure(name, state.figures[name], "baked");
     }
   })();
@@ -247,7 +293,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 let current;
 
 function compute() {
-  const key = table.key(settings);
+  const key = keyOf(settings);
   const lane = laneFigures();
   drawn = { baked: new Set(), python: new Set() };
   current?.settled.reject(new Error("superseded by newer settings"));
@@ -258,6 +304,12 @@ function compute() {
   current = { numbers, figures, lane, held: [], mainDone: false, mainDrawn: deferred(), settled: deferred() };
   numbersLane.want(numbers);
   figuresLane.want(figures);
+  // The verdict is never shown for settings it was not worked out for: it gives way at once.
+  const verdict = $("caption-verdict");
+  if (verdict.dataset.key !== key) {
+    verdict.textContent = "Working it out for these settings, after the numbers and the charts…";
+    verdict.dataset.key = "";
+  }
   return numbers;
 }
 
@@ -281,16 +333,18 @@ function dimIfSlow() {
   if (dimming !== null) return; // a change less than 0.25 s ago: its timer looks then
   dimming = setTimeout(() => {
     dimming = null;
-    if (onScreen?.key !== table.key(settings)) $("results").classList.add("pending");
+    if (onScreen?.key !== keyOf(settings)) $("results").classList.add("pending");
     for (const name of [...mainCharts(), ...laneFigures()]) {
-      if (!drawn.python.has(name) && !drawn.baked.has(name)) document.getElementById(`chart-${name}`)?.classList.add("pending");
+      if (drawn.python.has(name) || drawn.baked.has(name)) continue;
+      // a chart greys; a finding told in words greys too (the verdict has given way already)
+      document.getElementById(WORDS_ONLY.includes(name) ? `caption-${name}` : `chart-${name}`)?.classList.add("pending");
     }
   }, DIM_AFTER);
 }
 
 /** The numbers on screen are not for the current settings: say so by their look. */
 function markStale() {
-  if (onScreen?.key !== table.key(settings)) document.body.classList.add("stale");
+  if (onScreen?.key !== keyOf(settings)) document.body.classList.add("stale");
 }
 
 const watchers = {
@@ -332,7 +386,7 @@ function showGaveUp() {
  * whether they are for the settings shown (else they are dimmed, and it says so).
  */
 function sayStatus() {
-  const forThese = onScreen?.key === table.key(settings); // the numbers shown are these settings'
+  const forThese = onScreen?.key === keyOf(settings); // the numbers shown are these settings'
   const status = $("status");
   if (gaveUp) {
     showStatus(status, `Your browser could not run the simulator: ${gaveUp}. ` + (forThese
@@ -351,6 +405,17 @@ function sayStatus() {
       ? "Python is still starting: the numbers shown (dimmed) are for an earlier setting; yours follow as soon as it is ready."
       : "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
   }
+}
+
+/**
+ * Have the simulator read a file of one's own (in the worker, where the file goes as it is:
+ * this page never reads it, nor sends it anywhere), and the figures' worker too, if any.
+ * @param {Blob} file @param {string} name @returns {Promise<import("./traffic.js").TraceInfo>}
+ */
+async function readTrace(file, name) {
+  const { trace } = await python.call("trace", { file, name });
+  if (figurePython && !figurePython.gaveUp) await figurePython.call("trace", { file, name }).catch(() => {});
+  return trace;
 }
 
 /** A second worker for the lesson's figures, where the device has the cores for it: it boots
@@ -375,7 +440,17 @@ async function startFigureWorker() {
 function drawControls() {
   // The load slider reaches as far as the load charts go for these GPUs (and the load set).
   const rpsTop = Math.max(baked.load_top[String(settings.gpus)], Number(settings.rps));
-  for (const f of lessonSliders) showControl(table, f, settings[f.name], f.name === "rps" ? rpsTop : undefined);
+  // With a trace, each request has its own prompt and reply: their sliders are set by it, and
+  // say so with its medians (the simulator's words, once worked out for these settings).
+  const traced = Traffic.traced(settings);
+  const said = onScreen?.key === keyOf(settings) ? onScreen.shown : null;
+  for (const f of lessonSliders) {
+    const fixed = traced && (f.name === "prompt" || f.name === "reply");
+    const words = fixed ? said?.[`settings.${f.name}`] ?? "set by the trace" : undefined;
+    showControl(table, f, settings[f.name], f.name === "rps" ? rpsTop : undefined, words);
+    if (f.name === "prompt" || f.name === "reply") movable(f, !fixed);
+  }
+  traffic.show(settings, said);
   explorer.show(settings);
   const further = explorer.changed(settings);
   $("states-keep").hidden = !further;
@@ -397,9 +472,11 @@ function lessonPart(state) {
  */
 function change(next, notices = []) {
   const fitted = table.fit(next); // readers stay below gpus, on screen too
-  settings = fitted.settings;
+  const window = traffic.fit(fitted.settings); // and a trace's window within the trace
+  settings = window.settings;
   const job = compute(); // first: the worker computes while this thread shows the change
-  showNotices($("notices"), [...viewNotices, ...notices, ...(fitted.notice ? [fitted.notice] : [])]);
+  showNotices($("notices"), [...viewNotices, ...notices, ...[fitted.notice, window.notice].filter((n) => n !== null)]);
+  showFurther();
   const params = new URLSearchParams(table.toQuery(settings));
   for (const [name, value] of viewQuery) params.set(name, value);
   const search = params.toString();
@@ -503,9 +580,19 @@ async function untilShown(what) {
 
 compute();
 python.watch(watchers); // what already happened to the worker is said at once
+// A file of one's own kept from an earlier visit: traffic=own goes on meaning it (each worker
+// reads it back as it boots), or, without one, the lesson's traffic, said.
+const restored = traffic.restore().then(({ missing }) => {
+  const notices = [...opened.notices, ...(missing ? [missing] : [])];
+  const next = missing ? { ...settings, traffic: "lesson" } : settings;
+  // the window fitted to the file kept (its requests known now), the URL's notices kept too
+  if (missing || keyOf(traffic.fit(next).settings) !== keyOf(settings)) change(next, notices);
+  else drawControls();
+});
 const ready = python.ready().then(async () => {
   timings.pythonReady = performance.now();
   await bakedDrawn; // the baked charts come first
+  await restored;
   numbersLane.start();
   // The figures' worker boots once the first numbers are on screen, so that it does not
   // slow them down; the figures' lane waits for it.
@@ -538,6 +625,7 @@ async function stepped(name) {
  * @type {{ready: Promise<void>, settings: () => Record<string, number|string>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
+ *         traffic: () => Promise<any>, loadTrace: (text: string) => Promise<any>,
  *         timings: typeof timings, shown: () => Record<string, string>,
  *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
  *         version: string}}
@@ -552,6 +640,15 @@ window.pdsplit = {
   python: () => (workerInfo ? { ...workerInfo } : null),
   rate: () => stepped("rate"),
   ratio: () => stepped("ratio"),
+  async traffic() {
+    await ready;
+    return python.call("traffic", { settings: { ...settings } });
+  },
+  async loadTrace(text) {
+    await ready;
+    await traffic.pick(new Blob([String(text)], { type: "text/plain" }), "your trace");
+    return python.call("traffic", { settings: { ...settings } });
+  },
   async memory() {
     const sizes = { numbers: (await python.call("memory")).bytes };
     if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;

@@ -65,8 +65,9 @@ export function choiceRow(f, set) {
  * Show a setting's value on its control.
  * @param {SettingsTable} table @param {Field} f @param {number|string} value
  * @param {number} [top]  the highest stop the slider may reach now (readers: gpus - 1)
+ * @param {string} [words]  what its value reads instead of the value (a prompt set by a trace)
  */
-export function showControl(table, f, value, top) {
+export function showControl(table, f, value, top, words) {
   // Only what differs is written: every control is shown again at every change, and a
   // write, even of the same text, makes the browser lay out and paint it again, in the
   // frame that the new numbers then wait for.
@@ -80,7 +81,7 @@ export function showControl(table, f, value, top) {
   if (slider.max !== max) slider.max = max;
   const index = String(table.sliderIndex(f.name, Number(value)));
   if (slider.value !== index) slider.value = index;
-  const text = table.show(f.name, value);
+  const text = words ?? table.show(f.name, value);
   if (slider.getAttribute("aria-valuetext") !== text) slider.setAttribute("aria-valuetext", text);
   const shown = /** @type {HTMLElement} */ (document.getElementById(`value-${f.name}`));
   if (shown.textContent !== text) shown.textContent = text;
@@ -99,4 +100,36 @@ export function stateButtons(where, states, set) {
     button.addEventListener("click", () => set({ ...state.settings }));
     where.append(button);
   }
+}
+
+/** "GPUs in all" -> "GPUs in all." and "more GPUs ..." -> "More GPUs ...". @param {string} text */
+function sentence(text) {
+  if (!text) return "";
+  return `${text[0].toUpperCase()}${text.slice(1)}${/[.?!]$/.test(text) ? "" : "."}`;
+}
+
+/**
+ * Put a control's line of help under it: what it models and what to look for, in the
+ * lesson's words; the control is described by it. @param {HTMLElement} row @param {Field} f
+ */
+export function describe(row, f) {
+  const help = document.createElement("p");
+  help.className = "help";
+  help.id = `help-${f.name}`;
+  help.textContent = `${sentence(f.help)} ${sentence(f.look)}`.trim();
+  row.append(help);
+  row.querySelector("select, input")?.setAttribute("aria-describedby", help.id);
+}
+
+/**
+ * Let a slider be moved, or not (the prompt and reply while a trace sets them).
+ * @param {Field} f @param {boolean} on
+ */
+export function movable(f, on) {
+  const row = document.getElementById(`slider-${f.name}`)?.closest(".slider");
+  if (!row) return;
+  for (const control of row.querySelectorAll("input, button")) {
+    if (/** @type {HTMLInputElement} */ (control).disabled === on) /** @type {HTMLInputElement} */ (control).disabled = !on;
+  }
+  row.classList.toggle("fixed", !on);
 }

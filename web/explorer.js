@@ -1,15 +1,10 @@
 // The "Go further" panel: a control for every explorer setting, each with a line of help
 // (what it models, what to look for), and the explorer's named states. Closed by default; a
 // URL that sets any explorer setting opens it. The page owns the settings.
-import { choiceRow, showControl, sliderRow, stateButtons } from "./controls.js";
+import { choiceRow, describe, showControl, sliderRow, stateButtons } from "./controls.js";
 
 /** @typedef {import("./settings.js").SettingsTable} SettingsTable */
 /** @typedef {Record<string, number|string>} Settings */
-
-/** "GPUs in all" -> "GPUs in all." and "more GPUs ..." -> "More GPUs ...". @param {string} text */
-function sentence(text) {
-  return text ? `${text[0].toUpperCase()}${text.slice(1)}.` : "";
-}
 
 export class Explorer {
   /**
@@ -28,11 +23,7 @@ export class Explorer {
       const set = (/** @type {number|string} */ value) => change({ ...current(), [f.name]: value });
       const atTop = f.name === "readers" ? () => this.moreReaders(current(), change) : undefined;
       const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set, atTop);
-      const help = document.createElement("p");
-      help.className = "help";
-      help.id = `help-${f.name}`;
-      help.textContent = `${sentence(f.help)} ${sentence(f.look)}`;
-      row.append(help);
+      describe(row, f);
       if (f.name === "readers") { // says why + also added a GPU, or why it cannot
         this.note = document.createElement("p");
         this.note.className = "help said";
@@ -40,7 +31,6 @@ export class Explorer {
         this.note.setAttribute("role", "status");
         row.append(this.note);
       }
-      row.querySelector("select, input")?.setAttribute("aria-describedby", help.id);
       where.controls.append(row);
     }
     stateButtons(where.states, named, change);

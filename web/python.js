@@ -13,6 +13,10 @@ export const DEADLINES = {
   figure: 8000,
   memory: 5000,
   share: 5000,
+  traffic: 5000, // the summary of a window: a sort of its lengths
+  // a file of one's own, read whole: about a second for each 10 MB here (the page reads up
+  // to 50 MB), far more on a slow phone
+  trace: 120000,
   // while booting, the worker answers "alive" at once unless something holds its thread:
   // Pyodide's longest step, starting Python without the snapshot, takes about a second here
   alive: 15000,

@@ -17,11 +17,16 @@
 //   share   -> what `keep` kept: {snapshot, wasm} (the snapshot's buffer is transferred)
 //   alive   -> at once, even while booting: {booting}
 //   memory  -> {bytes}: the size of Python's wasm memory
+//   trace   -> a file of one's own ({file: a Blob, name}) read into sim.show.page: its reply;
+//              it never leaves the browser. Each worker also reads back, as it boots, the
+//              file kept from an earlier visit (store.js), so traffic=own goes on meaning it
 //   compare -> sim.show.page's reply
 //   figure  -> sim.show.page's reply; with `budget` (ms), the worker asks sim.show.page for the next
 //              pieces until that much time has passed or the figure is done, and answers
 //              the last reply: fewer round trips, for a worker that only draws figures
 // An error after which this Python cannot go on carries `fatal: true`.
+
+import { kept as keptTrace } from "./store.js";
 
 const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
@@ -197,6 +202,7 @@ async function boot(request) {
     await micropip.install.callKwargs(wheel, { deps: false }); // never ask PyPI
   }
   const page = pyodide.pyimport("sim.show.page").Page();
+  await restoreTrace(page.handle);
   const info = {
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
@@ -205,6 +211,20 @@ async function boot(request) {
     fallback,
   };
   return { pyodide, handle: page.handle, info };
+}
+
+/**
+ * The learner's own file, kept from an earlier visit, read back into Python before any request
+ * is answered. A file that cannot be read back (gone, or refused) leaves traffic=own to say so.
+ * @param {(text: string) => string} handle
+ */
+async function restoreTrace(handle) {
+  try {
+    const found = await keptTrace();
+    if (found) handle(JSON.stringify({ type: "trace", text: await found.file.text(), name: found.name }));
+  } catch {
+    // no store here (a sandboxed frame): the page goes on without a kept file
+  }
 }
 
 /** @type {ReturnType<typeof boot>|null} */ let booted = null; // from ?boot=now or the first request
@@ -242,6 +262,10 @@ self.onmessage = async (event) => {
       self.postMessage({ id, result: { bytes: pyodide._module.HEAP8.length } });
     } else {
       const { budget = 0, ...request } = body;
+      if (type === "trace" && request.file instanceof Blob) { // read here, never sent anywhere
+        request.text = await request.file.text();
+        delete request.file;
+      }
       const began = performance.now();
       let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
       while (type === "figure" && "next" in reply && !("figure" in reply) && performance.now() - began < budget) {

@@ -5,20 +5,21 @@ import random
 import re
 
 from ..settings import FIELDS, Settings
-from ..show.figures import FIGURES
+from ..show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from ..show.page import compare_message, footer
 from ..show.report import METRICS, layouts
-from ..show.states import EXPLORER_STATES, STATES
+from ..show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
 
 MAIN = ("goodput", "gap")  # the page's two main charts: always drawn
 LESSON = ("stall", "link", "prompt")  # the lesson's figures: always drawn
-PANEL = ("rate", "ratio")  # worked out only while the "Go further" panel is open
+# worked out only while the "Go further" panel is open
+PANEL = ("traffic", "rate", "verdict", "ratio")
 # Random states draw every setting from its slider or its choices, but the GPUs from these:
 # at 32 GPUs the best-ratio figure alone takes minutes in the browser.
 RANDOM_GPUS = (2, 3, 4, 6, 8)
 
 NAMED = {name: (changes, False) for name, _, changes in STATES}  # the lesson's: panel closed
-NAMED.update({name: (changes, True) for name, _, changes in EXPLORER_STATES})  # panel open
+NAMED.update({name: (changes, True) for name, _, changes in EXPLORER_STATES + TRAFFIC_STATES})
 
 
 def random_settings(rng):
@@ -80,12 +81,13 @@ def expected(lab, settings):
     required = {f"{layout}.{key}" for layout in layouts(message["result"]) for key, _ in METRICS}
     required |= set(re.findall(r"\{([a-z_0-9]+\.[a-z_0-9]+)\}", message["headline"]))
     for name in FIELDS:
-        if shows_value(name):
-            texts[f"settings.{name}"] = setting_text(name, settings[name])
+        if shows_value(name):  # (prompt and reply with a trace: the simulator's own words)
+            texts.setdefault(f"settings.{name}", setting_text(name, settings[name]))
             required.add(f"settings.{name}")
     texts.update(footer())
     required |= set(footer())
-    figures = {name: FIGURES[name].render(lab, s)["shown"] for name in MAIN + LESSON + PANEL
+    shown = MAIN + LESSON + PANEL + (SHOWN_WITH_A_TRACE if s.traffic != "lesson" else ())
+    figures = {name: FIGURES[name].render(lab, s)["shown"] for name in shown
                if FIGURES[name].page}  # (a figure with page=False is not on the page yet)
     return {"result": message["result"], "texts": texts, "required": required,
             "figures": figures}

@@ -9,7 +9,8 @@ traces.py (figures 7 and 8, real traffic) and chips.py (figure 9, the chip mix).
 
 A figure with `page=False` is drawn to a file only, for now: the page neither bakes it nor
 draws it (build.py, snapshot.mjs's warm-up, sim/check), though sim.show.page answers for it
-like any other, so that the page can show it live once it has the controls for it.
+like any other, so that the page can show it live once it has the controls for it. Figures 7
+and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE).
 """
 
 from .chips import chip_economics, chip_mix, chip_needs
@@ -18,6 +19,7 @@ from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
 from .report import fill, untag
 from .stall import stall
+from .requests import no_needs, traffic_summary, verdict, verdict_needs
 from .traces import know_needs, know_your_traffic, traces_ratio, traces_ratio_needs
 
 
@@ -59,11 +61,20 @@ FIGURES = {
                     lambda lab, s: lab.ratio(s)),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
                    result=lambda lab, s: lab.rate(s)),
-    # real traffic (docs/model.md: "Real traffic"): in the files; the page's controls come later
-    "traffic": Figure(7, "know-your-traffic", know_your_traffic, know_needs, page=False),
+    # what the traffic looks like: the summary in words, and the window's chart (the page's)
+    "traffic": Figure(None, None, traffic_summary, no_needs, result=lambda lab, s: lab.traffic(s)),
+    # the portfolio's note: the best layout per GPU, and the split's best ratio (words only)
+    "verdict": Figure(None, None, verdict, verdict_needs),
+    # real traffic (docs/model.md: "Real traffic"), on the page while a trace is chosen
+    "know": Figure(7, "know-your-traffic", know_your_traffic, know_needs),
     "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
-                           {"gpus": 8, "rps": 16.0}, page=False),
+                           {"gpus": 8, "rps": 16.0}),
     # the economics settings of docs/model.md's "Price and power"
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
                     chip_economics, page=False),
 }
+
+# The figures the page shows only while a trace is chosen (traffic= other than the lesson's),
+# and the build bakes only for such states: each takes many runs, and with the lesson's
+# traffic its story is figure 5's and figure 6's.
+SHOWN_WITH_A_TRACE = ("know", "traces_ratio")

@@ -28,13 +28,16 @@ from ..model.lab import Lab
 from ..settings import Settings
 from ..workload.tracefile import read_text
 from .figures import FIGURES
-from .report import headline, intro, ms, shown
+from .report import headline, intro, ms, number, shown
 
 # Requests the page's cached runs may hold: enough for every run of the largest figure at
 # the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
 # last request draws from cached runs instead of simulating again; about 35 MB in Pyodide.
 BUDGET = 400_000
 SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
+# The largest trace file the page reads (the page refuses a larger one before reading it): a
+# browser tab holds the file's text and its requests, and a phone has little memory to spare.
+TRACE_FILE_BYTES = 50 * 10**6
 
 
 class Page:
@@ -102,6 +105,13 @@ def compare_message(lab, s):
     result = lab.compare(s)
     template, texts = headline(s)
     sentences, intro_texts = intro(s)
+    if s.traffic != "lesson":  # the lengths are the trace's: its sliders say so, with its medians
+        t = lab.traffic(s)
+        texts["settings.prompt"] = f"set by the trace: median {number(t['prompt_p50'])} tokens"
+        texts["settings.reply"] = f"set by the trace: median {number(t['reply_p50'])} words"
+        texts["settings.trace_start"] = (f"requests {number(s.trace_start)} to "
+                                         f"{number(s.trace_start + s.requests - 1)} of "
+                                         f"{number(t['trace_requests'])}")
     return {"result": result, "shown": {**shown(result), **texts, **intro_texts},
             "headline": template, "intro": sentences}
 
@@ -115,4 +125,5 @@ def footer():
         "costs.slots": str(costs.SLOTS),
         "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
         "defaults.requests": f"{Settings().requests:,}",
+        "limits.trace_file": f"{TRACE_FILE_BYTES // 10**6} MB",
     }

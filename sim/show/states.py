@@ -24,3 +24,14 @@ EXPLORER_STATES = (
     ("slow-layerwise", "Slow link, crossed layer by layer", {"link": 0.5, "layerwise": 1}),
     ("local-short", "Short prompts read locally (Dynamo)", {"local_below": 1500}),
 )
+
+# Real traffic (docs/model.md: "Real traffic"): the traces' two stories, and where the split's
+# best ratio lies for chat. Shown in the "Go further" panel's Traffic section.
+TRAFFIC_STATES = (
+    ("azure-chat", "Azure chat", {"traffic": "azure-chat"}),
+    ("azure-code", "Azure code: a lull, then bursts", {"traffic": "azure-code"}),
+    ("azure-code-poisson", "Azure code without its bursts",
+     {"traffic": "azure-code", "arrivals": "poisson"}),
+    ("azure-chat-8", "Azure chat on 8 GPUs: the best ratio",
+     {"traffic": "azure-chat", "gpus": 8, "rps": 16.0}),
+)

@@ -65,23 +65,23 @@ def know_your_traffic(lab, s):
 
 def know_caption(lab, s, said):
     def goodputs(key, result):
-        return (f"shared {tag(f'traffic.{key}_shared', percent(result['shared']['goodput']))}, "
-                f"split {tag(f'traffic.{key}_split', percent(result['split']['goodput']))}")
+        return (f"shared {tag(f'know.{key}_shared', percent(result['shared']['goodput']))}, "
+                f"split {tag(f'know.{key}_split', percent(result['split']['goodput']))}")
 
     spacing = ("each trace's own spacing scaled to the load" if s.arrivals == "recorded" else
                "every trace's lengths at the lesson's random spacing")
-    parts = [f"{words} (burstiness {tag(f'traffic.{key}_cv', burst(cv))}), "
+    parts = [f"{words} (burstiness {tag(f'know.{key}_cv', burst(cv))}), "
              f"{goodputs(key, here)}" for words, _, key, here, cv in said]
     other = lab.compare(s.but(traffic="azure-code", arrivals=OTHER[s.arrivals]))
     lengths = ("at the lesson's random spacing" if s.arrivals == "recorded" else
                "with its own bursts and lulls")
     kinds = ("three", "four")[len(said) - 3]
     return (f"Goodput (both targets met) against load on the same "
-            f"{tag('traffic.gpus', number(s.gpus))} GPUs for {kinds} kinds of traffic "
-            f"({tag('traffic.requests', number(s.requests))} requests each; {spacing}). At "
-            f"{tag('traffic.rps', number(s.rps))} req/s: " + "; ".join(parts) + ". Azure code's "
+            f"{tag('know.gpus', number(s.gpus))} GPUs for {kinds} kinds of traffic "
+            f"({tag('know.requests', number(s.requests))} requests each; {spacing}). At "
+            f"{tag('know.rps', number(s.rps))} req/s: " + "; ".join(parts) + ". Azure code's "
             f"lengths {lengths}: {goodputs('code_other', other)}. Its bursts, not only its "
-            f"lengths, decide. Traces: {ATTRIBUTION}.")
+            f"lengths, decide. Traces: {tag('know.source', ATTRIBUTION)}.")
 
 
 def burst(cv):
@@ -115,4 +115,4 @@ def traces_ratio(lab, s):
         f"{tag(at + '_current_goodput', percent(lab.ratio(p)[p.readers - 1]['goodput']))} "
         f"of requests are good"
         for k, (name, p, best, at) in enumerate(words))
-    return fig, caption + f". Traces: {ATTRIBUTION}."
+    return fig, caption + f". Traces: {tag('traces.source', ATTRIBUTION)}."

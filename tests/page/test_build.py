@@ -74,7 +74,9 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     page = (DIST / "index.html").read_text()
     version = baked()["version"]
     assert re.fullmatch(r"[0-9a-f]{12}", version)
-    refs = [ref for ref in re.findall(r'(?:src|href)="([^"]+)"', page) if not ref.startswith(("data:", "#"))]
+    # what the page loads (a link to read elsewhere, as the traces' license, is not loaded)
+    refs = [ref for ref in re.findall(r'<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"', page)
+            if not ref.startswith("data:")]
     # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
     assert len(refs) == 7
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
@@ -87,9 +89,9 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 7 in the page; 7 imports in app.js, 1 in start.js, 1 in explorer.js; the wheel twice,
-    # the snapshot
-    assert len(refs) == 7 + 9 + 3
+    # 7 in the page; 8 imports in app.js, 1 in start.js, 1 in explorer.js, 2 in traffic.js, 1
+    # in worker.js; the wheel twice, the snapshot
+    assert len(refs) == 7 + 13 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

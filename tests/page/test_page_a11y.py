@@ -21,6 +21,9 @@ CASES = [  # what is scanned, the reader's preference
     ("", "light"),
     ("", "dark"),
     ("?chunk=512&gpus=3&readers=2", "dark"),  # the Go further panel open, a third layout
+    ("?traffic=azure-code", "light"),  # the Traffic section, a trace chosen, figures 7 and 8
+    ("?traffic=azure-chat&arrivals=poisson", "dark"),
+    ("?embed=1&show=traffic&controls=traffic,trace_start", "light"),
     ("?embed=1&show=headline,controls", "light"),
     ("?embed=1&show=headline,controls", "dark"),
     ("?embed=1&show=link&controls=link&rps=10", "light"),

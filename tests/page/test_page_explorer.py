@@ -180,7 +180,8 @@ def test_open_panel_fits_phones_and_laptops(browser, site, artifacts, width, hei
         page.evaluate("window.pdsplit.settled()")
         page.evaluate("document.getElementById('explorer').scrollIntoView()")
         page.screenshot(path=str(artifacts / f"explorer-{width}x{height}.png"), full_page=True)
-        assert page.locator("#explorer select").count() == 5
+        assert page.locator("#explorer-controls select").count() == 5
+        assert page.locator("#traffic-controls select").count() == 2  # the traffic, its arrivals
         assert_fits(page)
         assert page.watch.console_errors() == []
     finally:
