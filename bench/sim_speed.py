@@ -9,6 +9,10 @@ sweep over requests a second, of sim.rate at the defaults, of sim.ratio for 8 GP
 sim.economics for 8 GPUs (docs/model.md's "Price and power" settings, each layout's rate
 bisection).
 
+Then watching a run (docs/model.md: "Watch it run: the events"): sim.watch for a 2 s window
+at the defaults, for each layout (the chunked one at chunk=512), in a fresh lab (the run
+simulated and recorded) and again with the recorded run cached.
+
 Then real traffic (docs/model.md: "Real traffic"): a compare of a 600-request window of each
 Azure trace against the lesson's compare at the same settings, as the median ratio of
 interleaved timings (a fresh lab each, the traces' parsing cached; target within 1.2x); parsing
@@ -31,6 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import oracle  # noqa: E402
 import sim  # noqa: E402
+from sim.show.watch import default_window  # noqa: E402
 from sim.workload import azure  # noqa: E402
 from sim.workload.tracefile import read, read_path  # noqa: E402
 
@@ -105,7 +110,22 @@ def main():
     economics = sim.Settings(gpus=8, readers=4, rps=16.0, reader_gpu="H100")
     t = median_time(lambda: sim.Lab().economics(economics), 5)
     print(f"sim.economics at gpus=8 readers=4 reader_gpu=H100 (fresh lab): {t * 1e3:.0f} ms")
+    watching()
     real_traffic(rng)
+
+
+def watching(repeats=21):
+    """sim.watch for the page's default window (figure 1's, widened to 2 s) at the defaults."""
+    s = sim.Settings(chunk=512)
+    t0, t1 = default_window(sim.Lab(), s)
+    print(f"sim.watch for a 2 s window at the defaults ({t0:.2f} to {t1:.2f} s; chunked: chunk=512):")
+    for layout in ("shared", "split", "chunked"):
+        fresh = median_time(lambda: sim.Lab().watch(layout, t0, t1, s), repeats)
+        lab = sim.Lab()
+        events = len(lab.watch(layout, t0, t1, s))
+        cached = median_time(lambda: lab.watch(layout, t0, t1, s), repeats)
+        print(f"  {layout:<8} {events} events: {fresh * 1e3:.2f} ms in a fresh lab, "
+              f"{cached * 1e3:.2f} ms with its recorded run cached")
 
 
 def real_traffic(rng, repeats=21, rows=1_000_000, window=600):

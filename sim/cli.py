@@ -1,6 +1,6 @@
-"""The command line: compare, sweep, crossover, rate, ratio, economics, traffic and trace, with
-flags made from the settings (and --trace FILE, a trace of your own); and check, which checks a
-deployed copy of the page (sim/check/)."""
+"""The command line: compare, sweep, crossover, rate, ratio, economics, traffic, watch and trace,
+with flags made from the settings (and --trace FILE, a trace of your own); and check, which
+checks a deployed copy of the page (sim/check/)."""
 
 import argparse
 import json
@@ -13,6 +13,7 @@ from .show.report import (METRICS, compare_table, fill, headline, layouts, numbe
                           rate_table, ratio_table, setting_line, shown, traffic_report, value)
 from .show.economics import economics_table
 from .show.walkthrough import lesson
+from .show.watch import WIDTH, default_window, watch_table
 from .workload.tracefile import read, read_path
 
 
@@ -97,6 +98,8 @@ def build_parser():
                      "and the prices and power they used",
         "traffic": "what the requests look like: their prompts' and replies' lengths and how "
                    "bursty their arrivals are (the lesson's, a shipped trace's or your own)",
+        "watch": "every event of one layout's run in a window of time: each read, writing "
+                 "step and crossing, on its GPU's lane (the window at most 10 s)",
         "check": "check a deployed copy of the page in a Chromium: its simulator version, every "
                  "number on screen against a native run, screenshots against a baseline "
                  f"(needs Playwright: pip install '{check.PACKAGE}[check]')",
@@ -112,6 +115,14 @@ def build_parser():
                             "read only as far as the window needs: means --traffic own")
         if name != "trace":
             p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        if name == "watch":
+            p.add_argument("layout", metavar="LAYOUT",
+                           help="shared, split, or chunked (with --chunk above 0)")
+            for t, words in (("t0", "its start"), ("t1", "its end")):
+                p.add_argument(t, metavar=t.upper(), nargs="?", type=float,
+                               help=f"the window's {words}, in seconds of simulated time (give "
+                                    f"both or neither; neither: figure 1's window, widened to "
+                                    f"{WIDTH:g} s)")
         if name == "sweep":
             p.add_argument("--over", required=True, type=axis, choices=SWEEPABLE, metavar="SETTING",
                            help=f"the axis, spelled as its flag or its name: one of "
@@ -230,6 +241,13 @@ def run(argv, out):
     elif args.command == "economics":
         result = lab.economics(s)
         text = f"{line}\n\n{economics_table(result, s)}"
+    elif args.command == "watch":
+        if (args.t0 is None) != (args.t1 is None):
+            raise ValueError("give the window's start and end (T0 T1), or neither for figure 1's")
+        lab.watched(args.layout, s)  # the layout checked before the default window is sought
+        t0, t1 = default_window(lab, s) if args.t0 is None else (args.t0, args.t1)
+        result = lab.watch(args.layout, t0, t1, s)
+        text = f"{line}\n\n{watch_table(result, args.layout, t0, t1)}"
     elif args.command == "traffic":
         result = lab.traffic(s)
         text = traffic_report(result, s, lab.sources.trace(s))

@@ -99,6 +99,9 @@ class Gpu:
         self.words = {}  # index -> Words
         self.inside = []  # indices given to it whose last word is not known to be made
         self.most = 0  # the most replies in its slots at a writing step
+        # to watch it (watch.md): (kind, start, end, request, replies, tokens) of every read
+        # and step, or None when nobody watches
+        self.events = None
 
     def give(self, job):
         self.queue.append(job)
@@ -117,7 +120,10 @@ class Gpu:
                 return
             job = self.arrived()
             if job is not None and job.read:  # the whole prompt at once; no reply moves meanwhile
+                before = self.clock
                 self.clock += job.prompt * self.read_cost
+                if self.events is not None:
+                    self.events.append(("read", before, self.clock, job.index, 0, job.prompt))
                 self.take(job, self.clock)
                 continue  # a read is the whole round
             # otherwise: jobs that have arrived with nothing to read take free slots (first
@@ -145,8 +151,12 @@ class Gpu:
         else:
             self.words[job.index].last = first
 
-    def write(self, duration):
-        """A step of `duration` seconds: every reply in a slot gets one word."""
+    def write(self, duration, tokens=0):
+        """A step of `duration` seconds: every reply in a slot gets one word (and, chunked,
+        `tokens` prompt tokens are read)."""
+        if self.events is not None:
+            self.events.append(("step", self.clock, self.clock + duration, -1,
+                                len(self.writing), tokens))
         self.clock += duration
         for s in self.writing:
             self.words[s[0]].gaps.append(self.clock - s[2])
@@ -198,7 +208,7 @@ class ChunkedGpu(Gpu):
                 if r[1] == 0:
                     finished.append(r[0])
             self.reading = [r for r in self.reading if r[1] > 0]
-            self.write(max(self.step, (tokens + len(self.writing)) * self.read_cost))
+            self.write(max(self.step, (tokens + len(self.writing)) * self.read_cost), tokens)
             # 4. a prompt whose last token was read: first word at the step's end, written next
             for job in finished:
                 self.words[job.index] = Words(self.clock)
@@ -237,12 +247,21 @@ def kinds(o):
             else (o["writer_gpu"], o["writer_power"]) for k in range(o["gpus"])]
 
 
-def shared_layout(jobs, o, chunked=False):
+def watched(gpus, lane, watching):
+    """To watch a run: each GPU records its events, and (lane, index, GPU) joins `watching`."""
+    if watching is not None:
+        for k, gpu in enumerate(gpus):
+            gpu.events = []
+            watching.append((lane, k, gpu))
+
+
+def shared_layout(jobs, o, chunked=False, watching=None):
     """Shared (or chunked): every GPU reads and writes; a request reaches the pool at arrival."""
     if chunked:
         gpus = [ChunkedGpu(kind, o["slots"], o["chunk"], cap) for kind, cap in kinds(o)]
     else:
         gpus = [Gpu(kind, o["slots"], cap) for kind, cap in kinds(o)]
+    watched(gpus, "gpu", watching)
     pool = [Job(i, a, p, r, read=True) for i, (a, p, r) in enumerate(jobs)]
     pool.sort(key=lambda job: (job.reach, job.index))
     return serve_pool(gpus, pool, o["routing"], lambda n, job: job.index % len(gpus))
@@ -262,9 +281,10 @@ def is_local(o, p, reads, arrival):
     return o["local_queue"] > 0 and waiting_for_a_reader(reads, arrival) >= o["local_queue"]
 
 
-def crossings(jobs, o, local=None):
+def crossings(jobs, o, local=None, seen=None):
     """The split's readers and link: [(index, landing)] for every prompt a reader reads; the
-    indices of the requests read locally are added to `local`."""
+    indices of the requests read locally are added to `local`. seen: a list, to watch the
+    run: each read and each crossing, (lane, index, kind, start, end, request, replies, tokens)."""
     cost = read_cost(o["reader_gpu"], o["reader_power"])
     free = [0.0] * o["readers"]
     reads = []  # (index, start, read, end, T)
@@ -280,13 +300,19 @@ def crossings(jobs, o, local=None):
         end = start + read
         free[k] = end
         reads.append((i, start, read, end, p * CACHE_PER_TOKEN / (o["link"] * 1e9)))
+        if seen is not None:
+            seen.append(("reader", k, "read", start, end, i, 0, p))
     landed = []
     if o["link_sharing"] == "free":
         for i, start, read, end, T in reads:
-            if o["layerwise"]:
+            if o["layerwise"]:  # it starts to cross once its first layer is read
                 landed.append((i, max(end + T / LAYERS, start + read / LAYERS + T)))
+                departs = start + read / LAYERS
             else:
                 landed.append((i, end + T))
+                departs = end
+            if seen is not None:
+                seen.append(("link", 0, "cross", departs, landed[-1][1], i, 0, 0))
     elif o["link_sharing"] == "queued":
         def ready(x):
             i, start, read, end, T = x
@@ -298,22 +324,27 @@ def crossings(jobs, o, local=None):
                 go = max(start + read / LAYERS, link_free)
                 land = max(go + T, end + T / LAYERS)
             else:
-                land = max(end, link_free) + T
+                go = max(end, link_free)
+                land = go + T
             link_free = land  # it holds the link until it has crossed
             landed.append((i, land))
+            if seen is not None:
+                seen.append(("link", 0, "cross", go, land, i, 0, 0))
     else:
         raise ValueError(f"link_sharing {o['link_sharing']!r}")
     return landed
 
 
-def split_layout(jobs, o, peak=None):
-    """Split: readers read (or, local, a writer reads); caches cross; the writers write."""
+def split_layout(jobs, o, peak=None, watching=None, seen=None):
+    """Split: readers read (or, local, a writer reads); caches cross; the writers write.
+    watching, seen: to watch the run (see watched and crossings)."""
     local = []
     pool = [Job(i, land, jobs[i][1], jobs[i][2], read=False)
-            for i, land in crossings(jobs, o, local)]
+            for i, land in crossings(jobs, o, local, seen)]
     pool += [Job(i, jobs[i][0], jobs[i][1], jobs[i][2], read=True) for i in local]
     pool.sort(key=lambda job: (job.reach, job.index))
     writers = [Gpu(kind, o["slots"], cap) for kind, cap in kinds(o)[o["readers"]:]]
+    watched(writers, "writer", watching)
     out = serve_pool(writers, pool, o["routing"], lambda n, job: n % len(writers))
     if peak is not None:
         peak.extend(w.most for w in writers)
@@ -445,6 +476,29 @@ def economics(**settings):
                        "per_dollar": r * o["gpus"] * 3600 / price_per_hour,
                        "per_kwh": r * o["gpus"] * 3600 / (watts / 1000)}
     return out
+
+
+def watch(layout, t0, t1, trace=None, **settings):
+    """watch.md: every event of one layout's run that overlaps [t0, t1] (ends after t0 and
+    starts before t1), as the loops above walk it: [{"lane", "index", "kind", "start", "end",
+    "request", "replies", "tokens"}], by start, lane, index, end."""
+    o = options(**settings)
+    if not (0 <= t0 < t1 and t1 - t0 <= 10 + EPS):  # (t0 + 10 may round above 10 s)
+        raise ValueError("a window is 0 <= t0 < t1 with t1 - t0 <= 10")
+    if layout not in layouts(o):
+        raise ValueError(f"layout {layout!r}")
+    jobs = requests_of(o, trace)
+    gpus, seen = [], []
+    if layout == "split":
+        split_layout(jobs, o, watching=gpus, seen=seen)
+    else:
+        shared_layout(jobs, o, layout == "chunked", watching=gpus)
+    for lane, k, gpu in gpus:
+        seen += [(lane, k, kind, start, end, request, replies, tokens)
+                 for kind, start, end, request, replies, tokens in gpu.events]
+    keys = ("lane", "index", "kind", "start", "end", "request", "replies", "tokens")
+    events = [dict(zip(keys, e)) for e in seen if e[4] > t0 and e[3] < t1]
+    return sorted(events, key=lambda e: (e["start"], e["lane"], e["index"], e["end"]))
 
 
 # The lesson's names, kept for the tests that use them (one reader, one A100 writer).

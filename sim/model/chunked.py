@@ -23,7 +23,7 @@ from .gpu import Served
 class ChunkedGpu:
     """One GPU of the chunked layout, given jobs in the order they reach it."""
 
-    def __init__(self, chip, slots, chunk):
+    def __init__(self, chip, slots, chunk, record=False):
         self.read_cost, self.step = chip.read_cost, chip.step
         self.slots, self.chunk = slots, chunk
         self.clock = 0.0
@@ -41,6 +41,10 @@ class ChunkedGpu:
         # runs of steps longer than one writing step, for each reply's largest gap
         # (their lengths are gap_values)
         self.long_from, self.long_to = [], []
+        # only to watch the run (docs/model.md: "Watch it run: the events"): each run of alike
+        # steps as it is done, (clock before it, a step's length, steps, tokens read in each,
+        # replies written in each)
+        self.passes = [] if record else None
 
     def take(self, a, r, p):
         """A job arrives at a with an r-word reply and a p-token prompt."""
@@ -84,6 +88,8 @@ class ChunkedGpu:
         arrivals, replies, prompts = self.arrivals, self.replies, self.prompts
         reading, waiting, ending, finished = self.reading, self.waiting, self.ending, self.finished
         clock, steps, read_left = self.clock, self.steps, self.read_left
+        passes = self.passes
+        recording = passes is not None
         stop = until - EPS  # a step that begins after this begins at `until`, as far as floats tell
         while True:
             # Arrived prompts start being read, in order, while a slot is free.
@@ -123,6 +129,8 @@ class ChunkedGpu:
                 self.gap_counts.append(writing * m)
                 self.long_from.append(steps + 1)
                 self.long_to.append(steps + m)
+            if recording:
+                passes.append((clock, d, m, tokens, writing))
             clock += m * d
             steps += m
             if tokens:
@@ -167,14 +175,15 @@ class ChunkedGpu:
         for r in self.replies:
             words += r
         return Served(self.first, max_gap, [], self.gap_values, self.gap_counts,
-                      words - len(self.replies), self.step, self.last_step, None)
+                      words - len(self.replies), self.step, self.last_step, None,
+                      passes=self.passes)
 
 
-def loop(chip, slots, chunk):
+def loop(chip, slots, chunk, record=False):
     """A ChunkedGpu as a coroutine, like gpu.loop: send jobs (arrival, reply, prompt), one or
     a list at a time, and times (how many jobs it holds then, and until when), then None;
-    StopIteration's value is the Served."""
-    gpu = ChunkedGpu(chip, slots, chunk)
+    StopIteration's value is the Served. record: keep its passes, to watch the run."""
+    gpu = ChunkedGpu(chip, slots, chunk, record)
     message = yield
     while message is not None:
         if message.__class__ is float:

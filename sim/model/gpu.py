@@ -30,10 +30,10 @@ class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
     __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "step", "last_step", "marks")
+                 "step", "last_step", "marks", "clocks", "passes")
 
     def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
-                 last_step, marks):
+                 last_step, marks, clocks=None, passes=None):
         self.first = first  # time of each job's first word
         self.max_gap = max_gap  # each job's largest gap (0 if it has a single word)
         self.first_gaps = first_gaps  # irregular gaps, one reply each ...
@@ -43,6 +43,12 @@ class Served:
         self.step = step  # every gap that is not irregular lasts exactly this
         self.last_step = last_step  # the writing step that makes each job's last word
         self.marks = marks  # (step, clock) wherever the clock moved other than by steps, or None
+        # Kept only to watch a run (docs/model.md: "Watch it run: the events"): a loop's
+        # (steps, clock, job) at every change of its clock, job the one whose read ended
+        # there or -1; a chunked GPU's runs of alike steps (clock, length, count, tokens,
+        # replies). None otherwise.
+        self.clocks = clocks
+        self.passes = passes
 
 
 def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
@@ -68,7 +74,7 @@ def finish(gpu):
     raise RuntimeError("the GPU loop did not end")
 
 
-def loop(chip=A100, slots=SLOTS, record=False):
+def loop(chip=A100, slots=SLOTS, record=False, watch=False):
     """The lesson's GPU as a coroutine. Send it (arrival, reply words, prompt tokens to read,
     0 for none) for each job in the order the jobs reach it, or a list of them at once; send a
     time t (a float) to get how many of its jobs are still in it at t (their last word after
@@ -76,7 +82,13 @@ def loop(chip=A100, slots=SLOTS, record=False):
 
     A job's step is decided only when the next job is known: the GPU takes a job that is
     already there before it writes again (unless it needs a read and the job before did not),
-    so each job's "tail" waits for the next message."""
+    so each job's "tail" waits for the next message.
+
+    watch (only with record) keeps the clock's every value, (steps done, clock, job whose read
+    ended there or -1), so that every step's start and end follow in the loop's own float
+    arithmetic: between two entries the clock moved by whole steps, `clock + n * step`. Its
+    checks sit inside branches that only counting loops take (record, or a router's), so a
+    loop that neither counts nor watches runs exactly the code it ran before."""
     read_cost, step = chip.read_cost, chip.step
     counting = record  # a router's questions need the marks and the ended replies
     first = []
@@ -99,6 +111,7 @@ def loop(chip=A100, slots=SLOTS, record=False):
     batch_clock = 0.0  # the clock when the current batch began
     writing = 0  # replies being written when the current batch began
     marks = [(0, 0.0)] if record else None
+    clocks = [(0, 0.0, -1)] if watch else None
     mark_clocks = [0.0]
     words = 0
     i = 0  # jobs taken so far; after the first, the last one's step is still to be decided
@@ -174,6 +187,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
                             since[j] = mark
                         clock = after
                         if counting:
+                            if watch:
+                                clocks.append((steps, clock, -1))
                             while ending and ending[0] == steps:
                                 ended.append(ending.pop(0))
                         else:
@@ -192,6 +207,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
                             while ending and ending[0] <= target:
                                 last = ending.pop(0)
                                 ended.append(last)
+                            if watch and (ending or last == target):  # as the clock moves below
+                                clocks.append((target, clock + need * step, -1))
                         else:
                             while ending and ending[0] <= target:
                                 last = heappop(ending)
@@ -204,11 +221,15 @@ def loop(chip=A100, slots=SLOTS, record=False):
                             if record:
                                 marks.append((steps, clock))
                                 mark_clocks.append(clock)
+                                if watch:
+                                    clocks.append((steps, clock, -1))
                     if len(ending) >= slots:  # full: wait for the next reply to end
                         kf = ending[0]
                         clock += (kf - steps) * step
                         steps = kf
                         if counting:
+                            if watch:
+                                clocks.append((steps, clock, -1))
                             while ending and ending[0] == kf:
                                 ended.append(ending.pop(0))
                         else:
@@ -219,6 +240,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
                     if record:
                         marks.append((steps, clock))
                         mark_clocks.append(clock)
+                        if watch:
+                            clocks.append((steps, clock, -1))
                 batch_clock = clock
                 writing = len(ending)
             p = q
@@ -228,6 +251,8 @@ def loop(chip=A100, slots=SLOTS, record=False):
                 if record:
                     marks.append((steps, clock))
                     mark_clocks.append(clock)
+                    if watch:  # the read began at the entry before
+                        clocks.append((steps, clock, i))
             else:
                 first_add(a)
             if r > 1:
@@ -253,4 +278,4 @@ def loop(chip=A100, slots=SLOTS, record=False):
                     max_gap[j] = g
     gaps = words - i  # integers: every word after a reply's first has a gap
     return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
-                  last_step, marks)
+                  last_step, marks, clocks)

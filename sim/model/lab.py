@@ -21,6 +21,7 @@ from ..workload.summary import summary
 from . import economics as money
 from . import layouts
 from .metrics import score
+from .watch import WEIGHT, Watched, known, window
 
 
 class Lab:
@@ -90,6 +91,20 @@ class Lab:
         """A finding's cache key: every setting but these (and which trace of your own)."""
         key = kind + but(s, *names)
         return key + (self.sources.key(s),) if s.traffic == "own" else key
+
+    def watch(self, layout, t0, t1, s, trace=None):
+        """Every event of one layout's run that overlaps [t0, t1] seconds: the JSON of
+        `python -m sim watch --json` (docs/model.md: "Watch it run: the events")."""
+        s = self.given(s, trace)
+        t0, t1 = window(t0, t1)
+        return self.watched(layout, s).events(t0, t1)
+
+    def watched(self, layout, s):
+        """One layout's run for settings s, recorded to be watched; cached with the runs."""
+        key = ("watched", known(layout, layouts_of(s))) + depends(layout, s, self.sources.key(s))
+        work = self.workload(s)
+        return self._remember(key, lambda: Watched(layout, getattr(layouts, layout)(
+            work, s, record=True), work), WEIGHT * s.requests)
 
     def runs(self, s):
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
@@ -364,6 +379,13 @@ def economics(trace=None, **settings):
     """{layout: {"rate", "price_per_hour", "watts", "per_dollar", "per_kwh"}} for the given
     settings: the rate goodput, and the good requests it serves per dollar and per kWh."""
     return DEFAULT_LAB.economics(settings_with(settings, trace), trace)
+
+
+def watch(layout, t0, t1, trace=None, **settings):
+    """[{"lane", "index", "kind", "start", "end", "request", "replies", "tokens"}]: every event
+    of one layout's run that overlaps [t0, t1] seconds, for the given settings
+    (docs/model.md: "Watch it run: the events")."""
+    return DEFAULT_LAB.watch(layout, t0, t1, settings_with(settings, trace), trace)
 
 
 def traffic(trace=None, **settings):

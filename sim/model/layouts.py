@@ -22,7 +22,7 @@ class Run:
     Per-request lists are in no particular order: the metrics only count and rank them."""
 
     __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
-                 "gaps", "measured", "gpus")
+                 "gaps", "measured", "gpus", "handed")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -34,6 +34,7 @@ class Run:
         self.gaps = 0  # all gaps, regular ones included
         self.measured = None  # target-free measures, worked out once (see metrics.measure)
         self.gpus = []  # (Served, request indices) of each GPU, kept only when recording
+        self.handed = None  # the split's readers and link (link.hand_over), only when recording
 
     def add(self, served, arrivals):
         """Fold in one GPU's jobs, given the times its jobs arrived."""
@@ -75,25 +76,28 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
 
 
 def shared(work, s, record=False):
-    """Each GPU reads its requests' prompts whole and writes their replies."""
+    """Each GPU reads its requests' prompts whole and writes their replies. record: keep
+    each GPU's Served, with its marks and every value of its clock (run.gpus)."""
     counting = record or s.routing != "alternate"  # least-loaded asks the GPUs questions
-    loops = [gpu.loop(chip(s, g), s.slots, counting) for g in range(s.gpus)]
+    loops = [gpu.loop(chip(s, g), s.slots, counting, record) for g in range(s.gpus)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
     return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
 
 
-def chunked(work, s):
-    """Each GPU reads its requests' prompts `chunk` tokens a step, writing meanwhile."""
-    loops = [chunked_gpu.loop(chip(s, g), s.slots, s.chunk) for g in range(s.gpus)]
+def chunked(work, s, record=False):
+    """Each GPU reads its requests' prompts `chunk` tokens a step, writing meanwhile.
+    record: keep each GPU's Served, with its passes (run.gpus)."""
+    loops = [chunked_gpu.loop(chip(s, g), s.slots, s.chunk, record) for g in range(s.gpus)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
-    return pool(loops, s.routing, work.arrivals, jobs, work.arrivals)
+    return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
 
 
-def writer_jobs(work, s):
+def writer_jobs(work, s, seen=None):
     """The split's writing pool's jobs in the order they reach it: their request indices
     (None when that is arrival order), the times they reach it, and each job (reach time,
-    reply, prompt tokens a writer reads: 0 unless the request is read locally)."""
-    reach, local = hand_over(work, s)
+    reply, prompt tokens a writer reads: 0 unless the request is read locally). seen: for
+    hand_over, to watch the run."""
+    reach, local = hand_over(work, s, seen)
     if all(map(le, reach, islice(reach, 1, None))):  # in arrival order already (often)
         order, reached, replies = None, reach, work.replies
     else:
@@ -109,9 +113,13 @@ def writer_jobs(work, s):
 
 
 def split(work, s, record=False):
-    """Readers read, the caches cross, writers write; local prompts a writer reads itself."""
-    order, reached, jobs = writer_jobs(work, s)
+    """Readers read, the caches cross, writers write; local prompts a writer reads itself.
+    record: keep each writer's Served (run.gpus) and the readers' and link's times (run.handed)."""
+    seen = {} if record else None
+    order, reached, jobs = writer_jobs(work, s, seen)
     counting = record or s.routing != "alternate"
-    loops = [gpu.loop(chip(s, g), s.slots, counting) for g in range(s.readers, s.gpus)]
-    return pool(loops, s.routing, reached, jobs, work.arrivals, order, record)
+    loops = [gpu.loop(chip(s, g), s.slots, counting, record) for g in range(s.readers, s.gpus)]
+    run = pool(loops, s.routing, reached, jobs, work.arrivals, order, record)
+    run.handed = seen
+    return run
 

@@ -15,10 +15,11 @@ from operator import add
 from .costs import CACHE_PER_TOKEN, LAYERS, capped
 
 
-def reads(work, s):
+def reads(work, s, who=None):
     """The reader pool: when each request's read starts and ends (None for a local one). One
     queue in arrival order; each prompt goes to the reader that can start it earliest, the
-    lowest index on equal starts, and is read whole.
+    lowest index on equal starts, and is read whole. who: a list to which the reader of each
+    prompt it reads is added, in order (to watch the run), or None.
 
     A prompt is local (read by a writer) when it is shorter than local_below, or when
     local_queue > 0 and, at its arrival, at least local_queue of the prompts sent to the
@@ -30,7 +31,7 @@ def reads(work, s):
     read_cost = reader_chip(s).read_cost
     took = per_prompt(work.prompts, lambda p: p * read_cost)
     local_below, local_queue = s.local_below, s.local_queue
-    free = [0.0] * s.readers  # when each reader is next free
+    free = [0.0] * s.readers if who is None else Taking(s.readers, who)  # when each is next free
     others = range(1, s.readers)
     starts, ends = [], []
     start_at, end_at = starts.append, ends.append
@@ -58,6 +59,19 @@ def reads(work, s):
     return starts, ends
 
 
+class Taking(list):
+    """The readers' free times, which note the reader of each prompt as it is taken (to
+    watch a run): a run not watched has a plain list, and runs just as before."""
+
+    def __init__(self, readers, who):
+        super().__init__([0.0] * readers)
+        self.who = who
+
+    def __setitem__(self, r, end):
+        self.who.append(r)
+        super().__setitem__(r, end)
+
+
 def reader_chip(s):
     """The split's readers: GPUs of kind reader_gpu, capped at reader_power."""
     return capped(s.reader_gpu, s.reader_power)
@@ -68,19 +82,34 @@ def per_prompt(prompts, cost):
     return list(map({p: cost(p) for p in set(prompts)}.__getitem__, prompts))
 
 
-def hand_over(work, s):
+def hand_over(work, s, seen=None):
     """When each request reaches the writing pool (its first word made, or for a local one
-    its prompt still to read), and which requests are local."""
+    its prompt still to read), and which requests are local.
+
+    seen: a dict to watch the run in (docs/model.md: "Watch it run: the events"), or None. It
+    is given "reads": (starts, ends, reader of each read), "departs": when each cache starts
+    to cross (None for a local one), and "reach"."""
     read_cost = reader_chip(s).read_cost
     bytes_per_second = s.link * 1e9
-    starts, ends = reads(work, s)
+    who = None if seen is None else []
+    starts, ends = reads(work, s, who)
     # the crossing time of each cache; local requests reach the writers as they arrive
     crossing = per_prompt(work.prompts, lambda p: p * CACHE_PER_TOKEN / bytes_per_second)
+    departs = None
+    if seen is not None:  # free: a whole cache goes as its read ends, layer by layer with the first
+        departs = [end if end is None or not s.layerwise else start + p * read_cost / LAYERS
+                   for p, start, end in zip(work.prompts, starts, ends)]
+        seen.update(reads=(starts, ends, who), departs=departs)
     if s.link_sharing == "free" and not s.layerwise and s.local_below == 0 \
             and s.local_queue == 0:  # the lesson's
-        return list(map(add, ends, crossing)), [False] * len(ends)
+        reach = list(map(add, ends, crossing))
+        if seen is not None:
+            seen["reach"] = reach
+        return reach, [False] * len(ends)
     local = [end is None for end in ends]
     reach = list(work.arrivals)
+    if seen is not None:
+        seen["reach"] = reach
     queue = []  # (ready to cross, request) on a queued link
     for i, (p, start, end) in enumerate(zip(work.prompts, starts, ends)):
         if end is None:
@@ -99,4 +128,9 @@ def hand_over(work, s):
         if s.layerwise:
             link_free = max(link_free, ends[i] + crossing[i] / LAYERS)
         reach[i] = link_free
+    if seen is not None:  # each went when it was ready or, if later, once the one before had landed
+        link_free = 0.0
+        for ready, i in queue:
+            departs[i] = ready if ready > link_free else link_free
+            link_free = reach[i]
     return reach, local

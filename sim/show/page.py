@@ -12,6 +12,10 @@ The web worker holds one `Page` and passes every message to `handle`:
          "caption" (text), and the caption as "template" and "shown", as for the headline.
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
+  {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
+      -> {"t0", "t1", "events": <sim.watch's list>}: every event of the layout's run that
+         overlaps the window (docs/model.md: "Watch it run: the events"); without t0 and t1,
+         the default window (figure 1's, widened to 2 s: show/watch.py), and the reply says which
   {"type": "trace", "text": "<a trace file's text>", "name": "<its file name>"}
       -> {"trace": {"name", "trace_requests", "left_out"}}: the page's lab keeps it, and
          every request with "traffic": "own" replays it from then on
@@ -25,10 +29,12 @@ from time import perf_counter
 
 from ..model import costs
 from ..model.lab import Lab
+from ..model.watch import window
 from ..settings import Settings
 from ..workload.tracefile import read_text
 from .figures import FIGURES
 from .report import headline, intro, ms, number, shown
+from .watch import default_window
 
 # Requests the page's cached runs may hold: enough for every run of the largest figure at
 # the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
@@ -70,7 +76,10 @@ class Page:
             return self.lab.traffic(s)
         if kind == "trace":
             return self.trace(request.get("text"), request.get("name"))
-        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, traffic, trace")
+        if kind == "watch":
+            return watch_message(self.lab, s, request)
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, traffic, "
+                         "trace, watch")
 
     def trace(self, text, name):
         """A trace of the learner's own, for traffic=own from now on."""
@@ -114,6 +123,17 @@ def compare_message(lab, s):
                                          f"{number(t['trace_requests'])}")
     return {"result": result, "shown": {**shown(result), **texts, **intro_texts},
             "headline": template, "intro": sentences}
+
+
+def watch_message(lab, s, request):
+    """The events of one layout in the window asked for, or in the default window."""
+    layout, t0, t1 = request.get("layout"), request.get("t0"), request.get("t1")
+    if (t0 is None) != (t1 is None):
+        raise ValueError("a watch request gives the window's t0 and t1, or neither (the "
+                         "default window)")
+    lab.watched(layout, s)  # the layout checked (and its run recorded) first
+    t0, t1 = window(*(default_window(lab, s) if t0 is None else (t0, t1)))
+    return {"t0": t0, "t1": t1, "events": lab.watch(layout, t0, t1, s)}
 
 
 def footer():

@@ -8,6 +8,7 @@ from .timeline import shared_gpu, step_times, words, writer
 
 CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs
 HEADROOM = 1.9  # rows of room above the top row of words, for the read's label
+BEFORE, AFTER = 6, 10  # writing steps figure 1 shows before its read and after it
 
 
 def stall_window(s, served, prompts, replies):
@@ -31,6 +32,12 @@ def stall_window(s, served, prompts, replies):
     return best
 
 
+def figure_window(served, found):
+    """Figure 1's window, (t0, t1) in seconds, around the read stall_window found."""
+    _, _, start, end = found
+    return start - BEFORE * served.step, end + AFTER * served.step
+
+
 def stall(lab, s):
     """Figure 1: a read stalls a shared GPU; the split's writer goes on writing."""
     work = lab.workload(s)  # the lesson's draws, or a trace's window
@@ -50,7 +57,7 @@ def stall(lab, s):
             f"No {tag('stall.prompt', number(s.prompt))}-token read on the first shared GPU "
             f"overlaps a reply being written at these settings, so there is no stall to show.")
     _, j, start, end = found
-    t0, t1 = start - 6 * served.step, end + 10 * served.step
+    t0, t1 = figure_window(served, found)
     data = []
     stall_gap = None
     shared_words = words(served, replies, t0, t1)

@@ -246,3 +246,36 @@ def test_traffic_summary(traffic, settings, prompt, reply, burstiness):
     assert (str(got["prompt_p50"]), str(got["prompt_p99"])) == prompt
     assert (str(got["reply_p50"]), str(got["reply_p99"])) == reply
     assert f"{got['gap_cv']:.2f}" == burstiness
+
+
+# Watch it run (watch.md): the events of a window, at the defaults.
+WATCH = {"engine": sim.watch, "oracle": oracle.watch}
+
+
+@pytest.fixture(params=WATCH)
+def watch(request):
+    return WATCH[request.param]
+
+
+def seconds(t):
+    return f"{t:.5f}"
+
+
+def test_watch_shared_figure(watch):
+    events = watch("shared", 22.4, 22.8)
+    reads = [e for e in events if e["kind"] == "read"]
+    assert (len(events), len(reads)) == (85, 1)
+    read = reads[0]
+    assert (read["lane"], read["index"], read["request"], f"{read['tokens']:,}") == ("gpu", 1, 79, "3,000")
+    assert (seconds(read["start"]), seconds(read["end"])) == ("22.51238", "22.66681")
+
+
+def test_watch_split_figure(watch):
+    events = watch("split", 22.4, 22.8)
+    reads = [e for e in events if e["kind"] == "read"]
+    assert (len(events), len(reads)) == (54, 1)
+    read = reads[0]
+    assert (read["lane"], read["index"], read["request"]) == ("reader", 0, 79)
+    assert (seconds(read["start"]), seconds(read["end"])) == ("22.51196", "22.66638")
+    crossing = [e for e in events if e["kind"] == "cross" and e["request"] == 79]
+    assert [(seconds(e["start"]), seconds(e["end"])) for e in crossing] == [("22.66638", "22.68211")]

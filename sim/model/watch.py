@@ -1,0 +1,177 @@
+"""Watch it run: every event of one layout's run in a window of time
+(docs/model.md: "Watch it run: the events").
+
+The events are read off the engine's own run, recorded (the layouts' record=True), never
+simulated a second time. A GPU's loop keeps each value its clock took (Served.clocks):
+between two of them the clock moved by whole writing steps, `clock + n * step`, so every
+step's start and end follow in the loop's own float arithmetic, and a read is the move from
+one value to the next. A reply written from step k0 to step k1 is in its GPU's slots in each
+of those steps, so a step's replies are a count of such ranges. A chunked GPU keeps its runs
+of alike steps (Served.passes); the split's readers and link keep their times
+(Run.handed, from link.hand_over).
+
+Only the lanes' events that overlap a window are made, so a window of a long run costs about
+its own events (bisections find where it begins).
+"""
+
+from bisect import bisect_left, bisect_right
+from math import isfinite
+
+from .costs import EPS
+
+LONGEST = 10.0  # seconds: the longest window (and a nanosecond, EPS: t0 + 10 may round above)
+# A recorded run's weight in a lab's budget, per request: it holds every value of every GPU's
+# clock, about 900 bytes a request where a run holds about 130.
+WEIGHT = 8
+
+
+def known(layout, layouts):
+    """The layout, if the settings have it (`layouts`: theirs), or one clear ValueError."""
+    if layout not in layouts:
+        chunked = "" if "chunked" in layouts else " (chunked needs chunk above 0)"
+        raise ValueError(f"the layouts at these settings are {', '.join(layouts)}{chunked}; "
+                         f"got {layout!r}")
+    return layout
+
+
+def window(t0, t1):
+    """The window [t0, t1] in seconds, or one clear ValueError."""
+    for name, t in (("t0", t0), ("t1", t1)):
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not isfinite(t):
+            raise ValueError(f"{name} must be a number of seconds; got {t!r}")
+    if t0 < 0:
+        raise ValueError(f"a window starts at 0 s or later; got t0 = {t0!r}")
+    if t1 <= t0:
+        raise ValueError(f"a window ends after it starts (t1 above t0); got t0 = {t0!r}, "
+                         f"t1 = {t1!r}")
+    if t1 - t0 > LONGEST + EPS:
+        raise ValueError(f"a window lasts at most {LONGEST:g} s; got {t1 - t0:g} s "
+                         f"(t0 = {t0!r}, t1 = {t1!r})")
+    return float(t0), float(t1)
+
+
+class Intervals:
+    """A lane's events other than writing steps, (start, lane, index, end, kind, request,
+    replies, tokens), sorted by start. None lasts longer than the longest, so those that
+    end after t0 start after t0 less it."""
+
+    def __init__(self, events):
+        self.events = sorted(events)
+        self.starts = [e[0] for e in self.events]
+        self.longest = max((e[3] - e[0] for e in self.events), default=0.0)
+
+    def within(self, t0, t1):
+        lo = bisect_left(self.starts, t0 - self.longest - 1.0)  # (a second's margin for rounding)
+        hi = bisect_left(self.starts, t1)
+        return [e for e in self.events[lo:hi] if e[3] > t0]
+
+
+class Steps:
+    """One GPU loop's writing steps (gpu.loop's), from every value its clock took."""
+
+    def __init__(self, lane, index, served, replies):
+        self.lane, self.index, self.step = lane, index, served.step
+        self.at = [k for k, _, _ in served.clocks]  # steps done when the clock took each value
+        self.clock = [c for _, c, _ in served.clocks]
+        first, last = [], []  # the steps that write each reply's second word and its last
+        for k1, r in zip(served.last_step, replies):
+            if r > 1:
+                first.append(k1 - r + 2)
+                last.append(k1)
+        self.first, self.last = sorted(first), sorted(last)
+        self.count = self.last[-1] if last else 0  # steps in all: there are none with no reply
+
+    def times(self, k):
+        """Step k's start and end: the clock's last value before it, plus whole steps."""
+        m = bisect_right(self.at, k - 1) - 1
+        clock, n = self.clock[m], k - 1 - self.at[m]
+        return clock + n * self.step, clock + (n + 1) * self.step
+
+    def within(self, t0, t1):
+        lo, hi = 1, self.count + 1  # the first step that ends after t0 (ends grow with k)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.times(mid)[1] > t0:
+                hi = mid
+            else:
+                lo = mid + 1
+        out = []
+        for k in range(lo, self.count + 1):
+            start, end = self.times(k)
+            if start >= t1:
+                break
+            # the replies whose writing began by step k, less those that ended before it
+            replies = bisect_right(self.first, k) - bisect_left(self.last, k)
+            out.append((start, self.lane, self.index, end, "step", -1, replies, 0))
+        return out
+
+
+class Passes:
+    """One chunked GPU's steps, from its runs of alike steps (chunked.ChunkedGpu)."""
+
+    def __init__(self, lane, index, passes):
+        self.lane, self.index, self.passes = lane, index, passes
+        self.ends = [clock + m * d for clock, d, m, _, _ in passes]  # as its clock moved
+
+    def within(self, t0, t1):
+        out = []
+        for n in range(bisect_right(self.ends, t0), len(self.passes)):
+            clock, d, m, tokens, replies = self.passes[n]
+            if clock >= t1:
+                break
+            q = max(0, int((t0 - clock) / d) - 1)  # no pass before this one ends after t0
+            while q < m:
+                start, end = clock + q * d, clock + (q + 1) * d
+                if start >= t1:
+                    break
+                if end > t0:
+                    out.append((start, self.lane, self.index, end, "step", -1, replies, tokens))
+                q += 1
+        return out
+
+
+class Watched:
+    """One layout's recorded run, ready to be watched: `events(t0, t1)`."""
+
+    def __init__(self, layout, run, work):
+        self.run = run
+        self.lanes = []  # what finds each lane's events in a window: Intervals, Steps, Passes
+        if layout == "split":
+            starts, ends, who = run.handed["reads"]
+            departs, reach = run.handed["departs"], run.handed["reach"]
+            reads, crossings = [], []
+            for i, (start, end) in enumerate(zip(starts, ends)):
+                if end is not None:  # read by a reader (in arrival order), then across the link
+                    r = who[len(reads)]
+                    reads.append((start, "reader", r, end, "read", i, 0, work.prompts[i]))
+                    crossings.append((departs[i], "link", 0, reach[i], "cross", i, 0, 0))
+            self.lanes += [Intervals([e for e in reads if e[2] == r])
+                           for r in range(max(who, default=-1) + 1)]
+            self.lanes.append(Intervals(crossings))
+            self.gpus("writer", run.gpus, work)
+        elif layout == "chunked":
+            self.lanes += [Passes("gpu", g, served.passes)
+                           for g, (served, _) in enumerate(run.gpus)]
+        else:
+            self.gpus("gpu", run.gpus, work)
+
+    def gpus(self, lane, gpus, work):
+        """The lanes of gpu.loop's GPUs: their writing steps, and their whole reads (a shared
+        GPU's; a writer's local ones)."""
+        for g, (served, requests) in enumerate(gpus):
+            self.lanes.append(Steps(lane, g, served, [work.replies[i] for i in requests]))
+            clocks = served.clocks
+            self.lanes.append(Intervals(  # a read, from the clock's value before it to its end
+                (clocks[n - 1][1], lane, g, clock, "read", requests[j], 0,
+                 work.prompts[requests[j]]) for n, (_, clock, j) in enumerate(clocks) if j >= 0))
+
+    def events(self, t0, t1):
+        """Every event that overlaps [t0, t1] (ends after t0, starts before t1), ordered by
+        start, lane, index, end."""
+        found = []
+        for lane in self.lanes:
+            found += lane.within(t0, t1)
+        found.sort()
+        return [{"lane": lane, "index": index, "kind": kind, "start": start, "end": end,
+                 "request": request, "replies": replies, "tokens": tokens}
+                for start, lane, index, end, kind, request, replies, tokens in found]

@@ -1,0 +1,42 @@
+"""Watch it run, shown: the window the page opens on, and `python -m sim watch`'s table of the
+events (the events themselves are the model's: sim/model/watch.py)."""
+
+from .report import LAYOUT_WORDS, number, plural, table
+from .stall import figure_window, stall_window
+
+WIDTH = 2.0  # seconds: the default window, figure 1's widened around its middle
+
+
+def default_window(lab, s):
+    """(t0, t1): the window figure 1 shows, widened to WIDTH seconds around its middle, and
+    moved to start at 0 if it would start before. Figure 1 looks at the first shared GPU of
+    the lab's own recorded run; where it has no stall to show, the run's first WIDTH seconds."""
+    served, requests = lab.watched("shared", s).run.gpus[0]
+    work = lab.workload(s)
+    found = stall_window(s, served, [work.prompts[i] for i in requests],
+                         [work.replies[i] for i in requests])
+    if found is None:
+        return 0.0, WIDTH
+    t0, t1 = figure_window(served, found)
+    t0 = max(0.0, (t0 + t1) / 2 - WIDTH / 2)
+    return t0, t0 + WIDTH
+
+
+KINDS = (("read", "read"), ("step", "writing step"), ("cross", "crossing"))
+
+
+def watch_table(events, layout, t0, t1):
+    """`python -m sim watch`: a line of what the window holds, then a row per event (times in
+    seconds to the microsecond, and its length in ms)."""
+    counts = ", ".join(plural(sum(e["kind"] == kind for e in events), words)
+                       for kind, words in KINDS if layout == "split" or kind != "cross")
+    head = (f"{LAYOUT_WORDS[layout]}, from {t0:.6f} s to {t1:.6f} s: "
+            f"{plural(len(events), 'event')} ({counts}).")
+    if not events:
+        return head
+    rows = [[e["lane"], e["index"], e["kind"], f"{e['start']:.6f}", f"{e['end']:.6f}",
+             f"{(e['end'] - e['start']) * 1e3:.3f}",
+             "-" if e["request"] < 0 else e["request"], e["replies"], number(e["tokens"])]
+            for e in events]
+    return f"{head}\n\n" + table(rows, ["lane", "index", "kind", "start (s)", "end (s)", "ms",
+                                        "request", "replies", "tokens"])
