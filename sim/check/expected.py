@@ -12,7 +12,9 @@ from ..show.states import EXPLORER_STATES, STATES
 
 MAIN = ("goodput", "gap")  # the page's two main charts: always drawn
 LESSON = ("stall", "link", "prompt")  # the lesson's figures: always drawn
-PANEL = ("rate", "ratio")  # worked out only while the "Go further" panel is open
+# worked out only while the "Go further" panel is open: DistServe's goodput, what a dollar and
+# a kWh of it buy, the best ratio and the chip mix (figure 9)
+PANEL = ("rate", "economics", "ratio", "chips")
 # Random states draw every setting from its slider or its choices, but the GPUs from these:
 # at 32 GPUs the best-ratio figure alone takes minutes in the browser.
 RANDOM_GPUS = (2, 3, 4, 6, 8)
