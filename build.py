@@ -28,6 +28,7 @@ from pathlib import Path
 
 from sim import Lab, Settings, __version__
 from sim.show.curves import load_top
+from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
 from sim.show.page import Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
@@ -40,7 +41,7 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
-WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
+WEB_FILES = ("app.js", "controls.js", "economics.js", "explorer.js", "latest.js", "python.js", "settings.js",
              "start.js", "view.js", "worker.js", "style.css", "favicon.svg",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
@@ -290,6 +291,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
              "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
+             "examples": example_prices(),  # the price fields' placeholders, by kind
              "pyodide": pyodide, "version": version, "states": states,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")

@@ -16,17 +16,19 @@ import { Explorer } from "./explorer.js";
 
 const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
 const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
-// With the explorer's panel open, DistServe's goodput comes first and its best-ratio chart
-// last (the longest to work out), in the figures' lane.
-const EXPLORER = ["rate", "stall", "link", "prompt", "ratio"];
+// With the explorer's panel open, DistServe's goodput comes first, with what a dollar and a kWh
+// of it buy (no simulation more), and its best-ratio chart and the chip mix (figure 9: four
+// mixes' rate goodputs) last, the longest to work out, in the figures' lane.
+const EXPLORER = ["rate", "economics", "stall", "link", "prompt", "ratio", "chips"];
+const FURTHER = ["rate", "economics", "ratio", "chips"]; // the panel's own parts, in #further
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
 const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
-const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "rate", "ratio", "footer"];
+const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", ...FURTHER, "footer"];
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -55,15 +57,16 @@ const viewQuery = [...new URLSearchParams(location.search)].filter(([name]) => V
 const explorer = new Explorer(table, {
   panel: /** @type {HTMLDetailsElement} */ ($("explorer")), controls: $("explorer-controls"),
   states: $("explorer-states"),
-}, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next));
+}, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next), baked.examples);
 const query = new URLSearchParams(location.search);
 // A URL that sets one of its settings opens it, and so does one that shows one of its parts.
 explorer.panel.open = explorer.fields.some((f) => query.has(f.name)) ||
-  ["explorer", "rate", "ratio"].some((part) => view.show?.has(part));
+  ["explorer", ...FURTHER].some((part) => view.show?.has(part));
 
-/** DistServe's goodput and the best ratio follow the main charts while the panel is open. */
+/** DistServe's goodput, its economics, the best ratio and the chip mix follow the main charts
+ * while the panel is open. */
 function showFurther() {
-  $("further").hidden = !explorer.open || !(shown("rate") || shown("ratio"));
+  $("further").hidden = !explorer.open || !FURTHER.some(shown);
 }
 
 /** Whether a part is on screen (?show=; every part without it). @param {string} part */
@@ -519,9 +522,9 @@ const ready = python.ready().then(async () => {
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
 /**
- * Work out one of the findings that come in steps (DistServe's goodput, the best ratio) for
- * the current settings, a short piece at a time, beside the page's own requests.
- * @param {"rate"|"ratio"} name @returns {Promise<any>}  the JSON of sim.rate / sim.ratio
+ * Work out one of the findings that come in steps (DistServe's goodput, the best ratio, the
+ * economics) for the current settings, a short piece at a time, beside the page's own requests.
+ * @param {"rate"|"ratio"|"economics"} name @returns {Promise<any>}  the JSON of sim.rate / sim.ratio / sim.economics
  */
 async function stepped(name) {
   await ready;
@@ -538,6 +541,7 @@ async function stepped(name) {
  * @type {{ready: Promise<void>, settings: () => Record<string, number|string>, result: () => any,
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
+ *         economics: () => Promise<any>,
  *         timings: typeof timings, shown: () => Record<string, string>,
  *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
  *         version: string}}
@@ -552,6 +556,7 @@ window.pdsplit = {
   python: () => (workerInfo ? { ...workerInfo } : null),
   rate: () => stepped("rate"),
   ratio: () => stepped("ratio"),
+  economics: () => stepped("economics"), // sim.economics's JSON for settings()
   async memory() {
     const sizes = { numbers: (await python.call("memory")).bytes };
     if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;
