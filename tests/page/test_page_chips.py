@@ -368,3 +368,18 @@ def test_no_serious_accessibility_violation_with_the_new_controls(browser, site,
         assert page.evaluate(SCAN) == []
     finally:
         context.close()
+
+
+def test_a_course_page_can_show_figure_9_alone(browser, site):
+    """?show=chips: a piece of a course page with the chip mix only; it opens the panel and
+    works out that figure alone (not the rate goodput's words, nor figure 6)."""
+    page = open_page(browser, f"{site}?embed=1&show=chips&gpus=4&readers=2&writer_power=0.5")
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        full = sim.Settings(gpus=4, readers=2, writer_power=0.5).as_dict()
+        assert page.is_visible("#chart-chips") and page.is_hidden("#caption-rate") and page.is_hidden("#chart-ratio")
+        assert page.text_content("#caption-chips") == native_figure("chips", full)["caption"]
+        assert page.evaluate("window.pdsplit.figure('ratio')") is None
+        assert page.locator("#notices li").count() == 0
+    finally:
+        page.context.close()
