@@ -359,6 +359,11 @@ def test_no_serious_accessibility_violation_with_the_new_controls(browser, site,
     try:
         page.goto(site + "?reader_price=2.5&writer_power=0.5&local_queue=3&writer_gpu=H100")
         page.evaluate("window.pdsplit.settled()")
+        # the URL's price is taken, shown in its field, and said by the economics
+        assert page.evaluate("window.pdsplit.settings().reader_price") == 2.5
+        assert page.input_value("#price-reader_price") == "2.5"
+        assert "1 A100 reader at $2.50 an hour (given)" in page.text_content("#caption-economics")
+        assert page.get_attribute("#price-writer_price", "placeholder") == "$3.00 for an H100"
         page.fill("#price-writer_price", "-1")  # marked as not valid while it waits for Enter
         page.add_script_tag(content=axe_source)
         violations = page.evaluate(SCAN)
