@@ -342,6 +342,7 @@ def test_the_panel_with_the_new_controls_fits_phones_and_laptops(browser, site, 
         labels = page.evaluate(CHIP_LABELS)
         assert labels["ticks"] == 4 and labels["notes"] == 1 and labels["legend"] == 3
         assert labels["out"] == [], labels["out"]
+        page.evaluate("scrollTo(0, 0)")  # the sticky headline in its place, over no control
         for name, part in (("panel", "#explorer"), ("further", "#further")):  # as the page lies
             box = page.evaluate("""(part) => { const r = document.querySelector(part).getBoundingClientRect();
                 return {x: 0, y: r.top + scrollY, width: innerWidth, height: r.height}; }""", part)
