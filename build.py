@@ -28,6 +28,7 @@ from pathlib import Path
 
 from sim import Lab, Settings, __version__
 from sim.show.curves import load_top
+from sim.show.economics import example_prices
 from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
@@ -41,7 +42,7 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
-WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
+WEB_FILES = ("app.js", "controls.js", "economics.js", "explorer.js", "latest.js", "python.js", "settings.js",
              "start.js", "store.js", "traffic.js", "view.js", "worker.js", "style.css", "favicon.svg",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
@@ -298,6 +299,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
              # largest file of one's own the page reads
              "traces": {name: azure.trace(name).usable for name in azure.FILES},
              "trace_file_bytes": TRACE_FILE_BYTES,
+             "examples": example_prices(),  # the price fields' placeholders, by kind
              "pyodide": pyodide, "version": version, "states": states,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")

@@ -50,7 +50,7 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
         # the settings that go further (docs/model.md: "Going further"), all of them off by
         # default; "price": a number with no slider (docs/model.md: "Price and power"), which
-        # the page only reads from its URL; "traffic": where the requests come from
+        # the page takes in a field of its own; "traffic": where the requests come from
         # (docs/model.md: "Real traffic"), which the page does not give controls yet (a file of
         # your own needs one of its own)
         "group": group,
@@ -201,15 +201,15 @@ class Settings:
                                look="writing is memory-bound: capped writers write as fast on "
                                     "less power")
     # Dollars per GPU-hour; 0 takes the kind's example price (sim/model/economics.py). They
-    # change no simulation, only the economics. No slider: a group of their own, for which
-    # the page builds no control yet (its URL takes them).
+    # change no simulation, only the economics. No slider: a group of their own, which the
+    # page gives a price field each in its "Go further" panel (web/economics.js; empty: 0).
     reader_price: float = knob(0.0, "Reader price", "$/GPU-hour", (0.0, 1000.0), group="price",
                                help="dollars an hour for one reader GPU (0: the kind's example price)")
     writer_price: float = knob(0.0, "Writer price", "$/GPU-hour", (0.0, 1000.0), group="price",
                                help="dollars an hour for one writer GPU (0: the kind's example price)")
     # 0: off. Otherwise a prompt is read by a writer itself also when, at its arrival, at
     # least this many prompts wait for a reader (Dynamo's rule, whole, with local_below).
-    local_queue: int = explorer(0, "Read locally past a queue of", "prompts", (0, 200_000),
+    local_queue: int = explorer(0, "Read locally at a queue of", "prompts", (0, 200_000),
                                 tuple(range(0, 17)), one="prompt",
                                 # (no digits in the help: the page shows it, and marks every
                                 # number it shows)

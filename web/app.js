@@ -17,21 +17,23 @@ import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
 
 const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
 const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
-// With the explorer's panel open, what the traffic looks like and DistServe's goodput come
-// first, and the best-ratio chart last (the longest to work out), in the figures' lane; while a
-// trace is chosen, real traffic's figures 7 and 8 follow it.
-const EXPLORER = ["traffic", "rate", "verdict", "stall", "link", "prompt", "ratio"];
+// With the explorer's panel open, what the traffic looks like, DistServe's goodput with what a
+// dollar and a kWh of it buy (no simulation more) and the portfolio's verdict come first, and the
+// best-ratio chart and the chip mix (figure 9: four mixes' rate goodputs) last, the longest to
+// work out, in the figures' lane; while a trace is chosen, real traffic's figures 7 and 8 follow.
+const EXPLORER = ["traffic", "rate", "economics", "verdict", "stall", "link", "prompt", "ratio", "chips"];
 const WITH_A_TRACE = ["know", "traces_ratio"];
-const WORDS_ONLY = ["rate", "verdict"]; // findings told in words, with no chart
+const WORDS_ONLY = ["rate", "economics", "verdict"]; // findings told in words, with no chart
+const FURTHER = ["rate", "economics", "ratio", "chips"]; // the panel's own parts, in #further
 // ms of pieces the figures' worker does per request: it answers only the figures' lane, so
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
 const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
-const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "traffic", "rate", "verdict", "ratio",
-  ...WITH_A_TRACE, "footer"];
+const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "traffic", "rate", "economics",
+  "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -59,7 +61,7 @@ const viewQuery = [...new URLSearchParams(location.search)].filter(([name]) => V
 const explorer = new Explorer(table, {
   panel: /** @type {HTMLDetailsElement} */ ($("explorer")), controls: $("explorer-controls"),
   states: $("explorer-states"),
-}, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next));
+}, baked.states.filter((s) => s.group === "explorer"), () => settings, (next) => change(next), baked.examples);
 const traffic = new Traffic(table, {
   controls: $("traffic-controls"), states: $("traffic-states"), input: /** @type {HTMLInputElement} */ ($("trace-file")),
   drop: $("traffic-file"), notices: $("trace-notices"), attribution: $("traffic-attribution"), leftOut: $("traffic-left-out"),
@@ -75,7 +77,7 @@ const query = new URLSearchParams(location.search);
 // A URL that sets one of its settings opens it, and so does one that shows one of its parts or
 // lists one of its controls.
 explorer.panel.open = [...explorer.fields.map((f) => f.name), ...TRAFFIC_FIELDS].some((name) => query.has(name)) ||
-  ["explorer", "traffic", "rate", "verdict", "ratio", ...WITH_A_TRACE].some((part) => view.show?.has(part)) ||
+  ["explorer", "traffic", "verdict", ...FURTHER, ...WITH_A_TRACE].some((part) => view.show?.has(part)) ||
   TRAFFIC_FIELDS.some((name) => view.controls?.includes(name));
 
 /**
@@ -87,11 +89,11 @@ function keyOf(s) {
   return table.key(s) + (s.traffic === "own" ? `|own ${traffic.ownVersion}` : "");
 }
 
-/** DistServe's goodput and the best ratio follow the main charts while the panel is open, and
- * real traffic's figures while a trace is chosen. */
+/** DistServe's goodput, its economics, the best ratio and the chip mix follow the main charts
+ * while the panel is open, and real traffic's figures while a trace is chosen. */
 function showFurther() {
   const traced = Traffic.traced(settings);
-  $("further").hidden = !explorer.open || !["rate", "ratio", ...(traced ? WITH_A_TRACE : [])].some(shown);
+  $("further").hidden = !explorer.open || ![...FURTHER, ...(traced ? WITH_A_TRACE : [])].some(shown);
   for (const figure of document.querySelectorAll("#further .trace-only")) {
     const hide = !traced || !shown(/** @type {HTMLElement} */ (figure).dataset.part ?? "");
     if (/** @type {HTMLElement} */ (figure).hidden !== hide) /** @type {HTMLElement} */ (figure).hidden = hide;
@@ -606,9 +608,9 @@ const ready = python.ready().then(async () => {
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
 /**
- * Work out one of the findings that come in steps (DistServe's goodput, the best ratio) for
- * the current settings, a short piece at a time, beside the page's own requests.
- * @param {"rate"|"ratio"} name @returns {Promise<any>}  the JSON of sim.rate / sim.ratio
+ * Work out one of the findings that come in steps (DistServe's goodput, the best ratio, the
+ * economics) for the current settings, a short piece at a time, beside the page's own requests.
+ * @param {"rate"|"ratio"|"economics"} name @returns {Promise<any>}  the JSON of sim.rate / sim.ratio / sim.economics
  */
 async function stepped(name) {
   await ready;
@@ -626,6 +628,7 @@ async function stepped(name) {
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
  *         traffic: () => Promise<any>, loadTrace: (text: string) => Promise<any>,
+ *         economics: () => Promise<any>,
  *         timings: typeof timings, shown: () => Record<string, string>,
  *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
  *         version: string}}
@@ -649,6 +652,7 @@ window.pdsplit = {
     await traffic.pick(new Blob([String(text)], { type: "text/plain" }), "your trace");
     return python.call("traffic", { settings: { ...settings } });
   },
+  economics: () => stepped("economics"), // sim.economics's JSON for settings()
   async memory() {
     const sizes = { numbers: (await python.call("memory")).bytes };
     if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;

@@ -1,10 +1,19 @@
 // The "Go further" panel: a control for every explorer setting, each with a line of help
-// (what it models, what to look for), and the explorer's named states. Closed by default; a
-// URL that sets any explorer setting opens it. The page owns the settings.
+// (what it models, what to look for), a price field for each pool of GPUs (economics.js), and
+// the explorer's named states. Closed by default; a URL that sets any of these settings opens
+// it. The page owns the settings.
 import { choiceRow, describe, showControl, sliderRow, stateButtons } from "./controls.js";
+import { PriceField } from "./economics.js";
 
 /** @typedef {import("./settings.js").SettingsTable} SettingsTable */
 /** @typedef {Record<string, number|string>} Settings */
+
+// The controls in the order they read best (two columns on a wide screen, row by row):
+// local_queue beside local_below (Dynamo's rule, whole), then each pool's kind, power cap and
+// price side by side, the readers' on the left. Any other setting follows, in the table's order.
+const ORDER = ["gpus", "readers", "routing", "chunk", "link_sharing", "layerwise", "local_below",
+  "local_queue", "reader_gpu", "writer_gpu", "reader_power", "writer_power", "reader_price",
+  "writer_price", "slots", "attainment"];
 
 export class Explorer {
   /**
@@ -13,14 +22,23 @@ export class Explorer {
    * @param {{label: string, settings: Settings}[]} named  the explorer's named states
    * @param {() => Settings} current  the settings now
    * @param {(next: Settings) => void} change  apply new settings
+   * @param {Record<string, string>} [examples]  the price fields' placeholders, by GPU kind
    */
-  constructor(table, where, named, current, change) {
+  constructor(table, where, named, current, change, examples = {}) {
     this.table = table;
     this.panel = where.panel;
-    this.fields = table.fields.filter((f) => f.group === "explorer");
+    this.fields = table.fields.filter((f) => f.group === "explorer" || f.group === "price");
     /** What the readers' + said, and for which settings. @type {string|null} */ this.saidFor = null;
+    /** @type {Map<string, PriceField>} */ this.prices = new Map();
+    /** @type {[string, HTMLElement][]} */ const rows = [];
     for (const f of this.fields) {
       const set = (/** @type {number|string} */ value) => change({ ...current(), [f.name]: value });
+      if (f.group === "price") {
+        const field = new PriceField(table, f, examples, current, set);
+        this.prices.set(f.name, field);
+        rows.push([f.name, field.row]);
+        continue;
+      }
       const atTop = f.name === "readers" ? () => this.moreReaders(current(), change) : undefined;
       const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set, atTop);
       describe(row, f);
@@ -31,8 +49,11 @@ export class Explorer {
         this.note.setAttribute("role", "status");
         row.append(this.note);
       }
-      where.controls.append(row);
+      rows.push([f.name, row]);
     }
+    const place = (/** @type {string} */ name) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
+    rows.sort(([a], [b]) => place(a) - place(b)); // stable: the others keep the table's order
+    where.controls.append(...rows.map(([, row]) => row));
     stateButtons(where.states, named, change);
     // The lesson's buttons keep these settings; this sets them all back to the lesson's.
     const back = document.createElement("button");
@@ -85,7 +106,9 @@ export class Explorer {
   show(s) {
     if (this.note && this.saidFor !== this.table.key(s) && this.note.textContent) this.note.textContent = "";
     for (const f of this.fields) {
-      showControl(this.table, f, s[f.name], f.name === "readers" ? Number(s.gpus) - 1 : undefined);
+      const price = this.prices.get(f.name);
+      if (price) price.show(s);
+      else showControl(this.table, f, s[f.name], f.name === "readers" ? Number(s.gpus) - 1 : undefined);
     }
   }
 }

@@ -38,6 +38,11 @@ export function readNumber(text) {
   return DECIMAL.test(text) ? Number(text) : NaN;
 }
 
+/** A price as the page writes it in words: "$1,000", "$2.5". @param {number} x */
+function dollars(x) {
+  return `$${x.toLocaleString("en-US")}`;
+}
+
 export class SettingsTable {
   /** @param {Field[]} fields */
   constructor(fields) {
@@ -70,6 +75,7 @@ export class SettingsTable {
       if (f.choices.includes(text)) return { value: text, notice: null };
       return { value: f.default, notice: `${name}=${text} is not one of ${f.choices.join(", ")}; using ${f.default}.` };
     }
+    if (f.group === "price") return this.acceptPrice(f, raw);
     const [lo, hi] = f.page;
     const text = String(raw).trim();
     let value = typeof raw === "number" ? raw : readNumber(text);
@@ -88,6 +94,30 @@ export class SettingsTable {
       notice = notice || `${name}=${text} must be a whole number; using ${this.show(name, value)}.`;
     }
     return { value, notice };
+  }
+
+  /**
+   * A price (reader_price, writer_price), in dollars an hour for one GPU: empty or 0 is the
+   * example price of the pool's kind, and a leading "$" may be typed. Anything else is refused
+   * with a sentence naming the field, the value and what the page takes, as accept() does.
+   * @param {Field} f @param {unknown} raw @returns {{value: number, notice: string|null}}
+   */
+  acceptPrice(f, raw) {
+    const [lo, hi] = f.page;
+    const text = String(raw).trim();
+    const value = typeof raw === "number" ? raw : text === "" ? 0 : readNumber(text.replace(/^\$\s*/, ""));
+    const range = `${dollars(lo)} to ${dollars(hi)} an hour per GPU`;
+    const example = "empty or 0: the example price of its kind";
+    if (Number.isNaN(value)) {
+      return { value: f.default, notice: `${f.name}=${text} is not a price: the page takes ${range} (${example}); using the example price.` };
+    }
+    if (value < lo) {
+      return { value: f.default, notice: `${f.name}=${text} is below the page's range of prices (${range}; ${example}); using the example price.` };
+    }
+    if (value > hi) {
+      return { value: hi, notice: `${f.name}=${text} is above the page's range of prices (${range}); using ${dollars(hi)}.` };
+    }
+    return { value, notice: null };
   }
 
   /**

@@ -88,9 +88,11 @@ const NARROW = 480;
  * A figure fitted to its chart's width. Python labels a log axis 1-2-5 a decade, readable on
  * a laptop; on a phone those labels would crowd and turn, and "0.5" would run into "1", so
  * there only the powers of ten keep theirs (app.js draws a chart again when its width changes).
+ * Category labels and a note above the plot are fitted at any width (fitCategories).
  * @param {any} figure @param {number} width @returns {any}
  */
 export function fitted(figure, width) {
+  fitCategories(figure, width);
   if (width >= NARROW) return figure;
   for (const [key, axis] of Object.entries(figure.layout ?? {})) {
     if (!/^xaxis\d*$/.test(key) || axis?.type !== "log" || !Array.isArray(axis.tickvals)) continue;
@@ -99,6 +101,59 @@ export function fitted(figure, width) {
     if (keep.length >= 2) Object.assign(axis, { tickvals: keep.map(([v]) => v), ticktext: keep.map(([, text]) => text) });
   }
   return figure;
+}
+
+// px, about the widest average character: of 12 px text (tick labels, notes) and of the
+// legend's 13 px; a legend entry's symbol and gaps; a line of 12 px tick labels
+const CHAR = 7.2;
+const LEGEND_CHAR = 7.8;
+const LEGEND_ENTRY = 50;
+const TICK_LINE = 15;
+
+/**
+ * Category labels of several lines (figure 9's "H100 readers<br>H100 writers") that are wider
+ * than a category (on a phone) would be turned and cut off: their words are wrapped to fit it
+ * instead, and the bottom margin grows to hold them. A note above the plot at the right (the
+ * prices figure 9 used) that would meet the legend, at the left, goes below the labels. The
+ * words and their order stay Python's; what fits is left as it is.
+ * @param {any} figure @param {number} width
+ */
+function fitCategories(figure, width) {
+  const layout = figure.layout ?? {};
+  const margin = layout.margin ?? {};
+  const plot = width - (margin.l ?? 80) - (margin.r ?? 80);
+  for (const [key, axis] of Object.entries(layout)) {
+    if (!/^xaxis\d*$/.test(key) || axis?.type !== "category" || axis.showticklabels === false) continue;
+    const name = `x${key.slice("xaxis".length)}`;
+    /** @type {string[]} */ const labels = [];
+    for (const trace of figure.data ?? []) {
+      if ((trace.xaxis ?? "x") !== name) continue;
+      for (const x of trace.x ?? []) if (!labels.includes(String(x))) labels.push(String(x));
+    }
+    if (!labels.some((label) => label.includes("<br>"))) continue;
+    const room = Math.max(4, Math.floor(plot / labels.length / CHAR));
+    const wrapped = labels.map((label) => label.split("<br>").flatMap((line) => {
+      const lines = [""];
+      for (const word of line.split(" ")) {
+        const last = lines.length - 1;
+        if (lines[last] && lines[last].length + 1 + word.length > room) lines.push(word);
+        else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+      }
+      return lines;
+    }));
+    const tall = Math.max(...wrapped.map((lines) => lines.length)) * TICK_LINE;
+    if (wrapped.some((lines, i) => lines.join("<br>") !== labels[i])) {
+      Object.assign(axis, { tickvals: labels, ticktext: wrapped.map((lines) => lines.join("<br>")), tickangle: 0 });
+    }
+    const legend = (figure.data ?? []).filter((/** @type {any} */ t) => t.showlegend !== false && t.name)
+      .reduce((/** @type {number} */ sum, /** @type {any} */ t) => sum + LEGEND_ENTRY + LEGEND_CHAR * t.name.length, 0);
+    const notes = (layout.annotations ?? []).filter((/** @type {any} */ a) => a.yref === "paper" && a.y >= 1 &&
+      a.xanchor === "right" && legend + CHAR * String(a.text).length + 16 > plot);
+    for (const note of notes) {
+      Object.assign(note, { x: 0, xanchor: "left", xshift: 8 - (margin.l ?? 80), y: 0, yanchor: "top", yshift: -(tall + 12) });
+    }
+    layout.margin = { ...margin, b: Math.max(margin.b ?? 80, tall + 16 + (notes.length ? 22 : 0)) };
+  }
 }
 
 /**

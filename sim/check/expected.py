@@ -12,8 +12,10 @@ from ..show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
 
 MAIN = ("goodput", "gap")  # the page's two main charts: always drawn
 LESSON = ("stall", "link", "prompt")  # the lesson's figures: always drawn
-# worked out only while the "Go further" panel is open
-PANEL = ("traffic", "rate", "verdict", "ratio")
+# worked out only while the "Go further" panel is open: what the traffic looks like, DistServe's
+# goodput, what a dollar and a kWh of it buy, the portfolio's verdict, the best ratio and the
+# chip mix (figure 9)
+PANEL = ("traffic", "rate", "economics", "verdict", "ratio", "chips")
 # Random states draw every setting from its slider or its choices, but the GPUs from these:
 # at 32 GPUs the best-ratio figure alone takes minutes in the browser.
 RANDOM_GPUS = (2, 3, 4, 6, 8)

@@ -16,6 +16,8 @@ from .report import number, percent, rate, tag
 
 # (key, label, words, changes): A100s alone; Splitwise-HA's mix (H100s read, A100s write); H100s
 # alone; and H100s with the writers capped at half their power ("barely moved token speed").
+# In the words, {cap} is that cap, a number the page marks as it marks every number it shows.
+CAP = 0.5
 MIXES = (
     ("a100", "A100 readers<br>A100 writers", "A100s alone",
      {"reader_gpu": "A100", "writer_gpu": "A100", "reader_power": 1.0, "writer_power": 1.0}),
@@ -23,8 +25,8 @@ MIXES = (
      {"reader_gpu": "H100", "writer_gpu": "A100", "reader_power": 1.0, "writer_power": 1.0}),
     ("h100", "H100 readers<br>H100 writers", "H100s alone",
      {"reader_gpu": "H100", "writer_gpu": "H100", "reader_power": 1.0, "writer_power": 1.0}),
-    ("capped", "H100 readers<br>H100 writers at 50%", "H100s with the writers capped at 50%",
-     {"reader_gpu": "H100", "writer_gpu": "H100", "reader_power": 1.0, "writer_power": 0.5}),
+    ("capped", f"H100 readers<br>H100 writers at {CAP:.0%}", "H100s with the writers capped at {cap}",
+     {"reader_gpu": "H100", "writer_gpu": "H100", "reader_power": 1.0, "writer_power": CAP}),
 )
 KINDS = ("A100", "H100")  # the kinds the mixes use
 MEASURES = (("per_dollar", "good requests per $"), ("per_kwh", "good requests per kWh"))
@@ -39,13 +41,18 @@ def kind_price(s, kind):
     return 0.0
 
 
+def capped_at():
+    """The capped mix's cap in running text, tagged: "50%"."""
+    return tag("chips.cap", f"{CAP:.0%}")
+
+
 def mixes(s):
     """[(key, label, words, settings)]: s with each mix's chips, power caps and prices."""
     out = []
     for key, label, words, changes in MIXES:
         priced = {"reader_price": kind_price(s, changes["reader_gpu"]),
                   "writer_price": kind_price(s, changes["writer_gpu"])}
-        out.append((key, label, words, s.but(**changes, **priced)))
+        out.append((key, label, words.format(cap=capped_at()), s.but(**changes, **priced)))
     return out
 
 
@@ -155,6 +162,6 @@ def caption(s, found, names):
              if same else f"moves the split's rate goodput from "
              f"{tag('chips.uncapped_rate', rate(uncapped['rate']))} to "
              f"{tag('chips.capped_rate', rate(capped['rate']))}")
-    return text + (f"Capping the H100 writers at 50% {speed} req/s per GPU and lowers the power "
+    return text + (f"Capping the H100 writers at {capped_at()} {speed} req/s per GPU and lowers the power "
                    f"from {tag('chips.uncapped_watts', count(uncapped['watts']))} to "
                    f"{tag('chips.capped_watts', count(capped['watts']))} W.")

@@ -5,7 +5,8 @@ page (in Pyodide), so a figure can never disagree with the numbers. Each figure 
 pieces of simulation it needs (`needs`), so the page can warm the lab a few at a time and
 stay responsive, then `draw` it from cached runs. The figures themselves are drawn in
 curves.py (along one setting), stall.py (figure 1), ratio.py (figure 6, the rate goodput),
-traces.py (figures 7 and 8, real traffic) and chips.py (figure 9, the chip mix).
+traces.py (figures 7 and 8, real traffic) and chips.py (figure 9, the chip mix); the page's
+good requests per dollar and per kWh, in words, in economics.py.
 
 A figure with `page=False` is drawn to a file only, for now: the page neither bakes it nor
 draws it (build.py, snapshot.mjs's warm-up, sim/check), though sim.show.page answers for it
@@ -14,6 +15,7 @@ and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE
 """
 
 from .chips import chip_economics, chip_mix, chip_needs
+from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along)
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
@@ -63,15 +65,18 @@ FIGURES = {
                    result=lambda lab, s: lab.rate(s)),
     # what the traffic looks like: the summary in words, and the window's chart (the page's)
     "traffic": Figure(None, None, traffic_summary, no_needs, result=lambda lab, s: lab.traffic(s)),
+    # good requests per dollar and per kWh beside the rate goodput: words, no chart
+    "economics": Figure(None, None, economics_words, economics_needs,
+                        result=lambda lab, s: lab.economics(s)),
     # the portfolio's note: the best layout per GPU, and the split's best ratio (words only)
     "verdict": Figure(None, None, verdict, verdict_needs),
     # real traffic (docs/model.md: "Real traffic"), on the page while a trace is chosen
     "know": Figure(7, "know-your-traffic", know_your_traffic, know_needs),
     "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
                            {"gpus": 8, "rps": 16.0}),
-    # the economics settings of docs/model.md's "Price and power"
+    # the economics settings of docs/model.md's "Price and power"; on the page, in the panel
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
-                    chip_economics, page=False),
+                    chip_economics),
 }
 
 # The figures the page shows only while a trace is chosen (traffic= other than the lesson's),

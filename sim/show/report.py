@@ -313,9 +313,14 @@ def limits_table():
         slider = meta["slider"]
         factor, shown_unit = meta["shown"]
         unit = shown_unit or meta["unit"]
-        stops = (f"{number(slider[0] * factor)} to {number(slider[-1] * factor)} {unit}, "
-                 f"{len(slider)} stops" if slider else f"URL only: {number(meta['page'][0])} to "
-                 f"{number(meta['page'][1])}")
+        lo, hi = meta["page"]
+        if slider:
+            stops = (f"{number(slider[0] * factor)} to {number(slider[-1] * factor)} {unit}, "
+                     f"{len(slider)} stops")
+        elif meta["group"] == "price":  # a field of the Go further panel (web/economics.js)
+            stops = f"a field: {number(lo)} to {number(hi)} (empty: the example price)"
+        else:
+            stops = f"URL only: {number(lo)} to {number(hi)}"
         rows.append(f"| `{name}` | {number(f.default)} | {describe(name)} | {stops} | "
                     f"{meta['help']} |")
     return "\n".join(rows)

@@ -23,6 +23,16 @@ EXPLORER_STATES = (
     ("h100-reads", "Read on H100, write on A100", {"reader_gpu": "H100"}),
     ("slow-layerwise", "Slow link, crossed layer by layer", {"link": 0.5, "layerwise": 1}),
     ("local-short", "Short prompts read locally (Dynamo)", {"local_below": 1500}),
+    # Different chips for different jobs (docs/model.md: "Price and power"). At 3 readers to 5
+    # writers H100 readers with A100 writers serve more per dollar than any of figure 9's other
+    # mixes does at any ratio of 8 GPUs; capped writers write as fast on a quarter less power
+    # (the split's numbers are the lesson's); with one reader for three writers at 10 req/s,
+    # the readers' queue is long, and reading past it locally doubles the split's goodput.
+    ("splitwise-ha", "Splitwise-HA: H100s read, A100s write",
+     {"gpus": 8, "readers": 3, "rps": 16.0, "reader_gpu": "H100"}),
+    ("writers-capped", "Writers capped at 50%", {"writer_power": 0.5}),
+    ("dynamo-queue", "Dynamo: read locally when the readers' queue passes 2",
+     {"gpus": 4, "readers": 1, "rps": 10.0, "local_queue": 3}),
 )
 
 # Real traffic (docs/model.md: "Real traffic"): the traces' two stories, and where the split's

@@ -89,9 +89,9 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 7 in the page; 8 imports in app.js, 1 in start.js, 1 in explorer.js, 2 in traffic.js, 1
-    # in worker.js; the wheel twice, the snapshot
-    assert len(refs) == 7 + 13 + 3
+    # 7 in the page; 8 imports in app.js, 1 in start.js, 2 in explorer.js (controls.js and
+    # economics.js), 2 in traffic.js, 1 in worker.js; the wheel twice, the snapshot
+    assert len(refs) == 7 + 14 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

@@ -92,11 +92,10 @@ def test_a_figure_at_the_page_limits_is_drawn_from_its_pieces(name):
     assert page.lab.simulations == before
 
 
-def test_the_files_figures_are_off_the_page_but_answered():
-    """Figure 9 is in the files only for now (page=False): the build bakes the others. The
-    boundary still draws it, for the page that will show it; and figure 7, on the page while a
-    trace is chosen, comes in pieces like any figure."""
-    assert [name for name, f in FIGURES.items() if not f.page] == ["chips"]
+def test_every_figure_is_on_the_page_and_figure_7_comes_in_pieces():
+    """Every figure is on the page now (page=True): the build bakes them all, figures 7 and 8
+    only for the states with a trace (they are shown only while a trace is chosen)."""
+    assert [name for name, f in FIGURES.items() if not f.page] == []
     page = Page()
     part = 0
     settings = {"requests": 60}
