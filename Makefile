@@ -71,6 +71,7 @@ bench: build
 	$(PY) bench/sim_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/page_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/explorer_speed.py
+	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/chart_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/traffic_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/price_speed.py
 

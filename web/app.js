@@ -46,8 +46,9 @@ let readyStatus = ""; // what the status line says while Python is up (sayStatus
 let workerInfo = null;
 let restarts = 0;
 /** @type {{result: any, shown: Record<string, string>, key: string}|null} */ let onScreen = null;
-/** @type {Record<string, any>} */ const figuresOnScreen = {};
-/** @type {Record<string, Set<string>>} */ let drawn = { baked: new Set(), python: new Set() }; // for the current settings
+/** @type {Record<string, any>} */ const figuresOnScreen = {}; // the figures drawn whole
+/** @type {Record<string, any>} */ const chartsOnScreen = {}; // what each chart shows: a figure or its sketch
+/** @type {Record<string, Set<string>>} */ let drawn = { baked: new Set(), python: new Set(), sketched: new Set(), first: new Set() }; // for the current settings
 
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
@@ -204,7 +205,10 @@ function drawFigure(name, reply, source) {
   chart?.classList.remove("pending");
   caption?.classList.remove("pending");
   if (caption) caption.dataset.key = keyOf(settings);
+  filling(chart, false);
+  firstPoints(name, source);
   figuresOnScreen[name] = reply;
+  chartsOnScreen[name] = reply;
   const done = drawn[source];
   const before = done.size;
   done.add(name);
@@ -212,6 +216,58 @@ function drawFigure(name, reply, source) {
   const main = mainCharts();
   if (main.every((n) => done.has(n)) && main.includes(name)) mainDone(source);
   if (current.lane.length && done.size === main.length + current.lane.length) settle(source);
+}
+
+/**
+ * A chart's sketch for the current settings: fewer points, each exact, while the rest are
+ * simulated. The chart says so, quietly, and its caption (still the earlier settings') is
+ * dimmed until the whole figure comes with its own.
+ * @param {string} name @param {any} reply
+ */
+function drawSketch(name, reply) {
+  if (drawn.python.has(name) || drawn.baked.has(name)) return; // already drawn whole
+  const chart = document.getElementById(`chart-${name}`);
+  if (!chart) return;
+  showFigure(chart, null, { figure: reply.sketch });
+  chart.classList.remove("pending");
+  const caption = document.getElementById(`caption-${name}`);
+  if (caption && caption.dataset.key !== keyOf(settings)) caption.classList.add("pending");
+  filling(chart, true);
+  chartsOnScreen[name] = { figure: reply.sketch };
+  delete figuresOnScreen[name]; // pdsplit.figure() gives figures drawn whole, for these settings
+  drawn.sketched.add(name);
+  firstPoints(name, "python");
+}
+
+// Below each chart drawn first as a sketch, a quiet line that says so while it is one. Its room
+// is kept when it says nothing, so that the page does not move as charts fill in.
+for (const name of baked.sketched) {
+  const chart = document.getElementById(`chart-${name}`);
+  if (!chart) continue;
+  const note = document.createElement("p");
+  note.className = "filling";
+  note.textContent = "A sketch for these settings: more points follow.";
+  chart.after(note);
+}
+
+/**
+ * Say by a chart, quietly, that more of its points are on their way (or no longer).
+ * @param {HTMLElement|null} chart @param {boolean} on
+ */
+function filling(chart, on) {
+  const note = chart?.parentElement?.querySelector(".filling");
+  if (note && note.classList.contains("on") !== on) note.classList.toggle("on", on);
+}
+
+/**
+ * `pdsplit:charts-partial`: a main chart first shows points of the new settings (a sketch or
+ * the whole figure), so that tools can tell it from `pdsplit:charts` (both complete).
+ * @param {string} name @param {string} source
+ */
+function firstPoints(name, source) {
+  if (!mainCharts().includes(name) || drawn.first.has(name)) return;
+  drawn.first.add(name);
+  dispatchEvent(new CustomEvent("pdsplit:charts-partial", { detail: { key: keyOf(settings), source, name } }));
 }
 
 /** @type {Promise<void>} */ let bakedDrawn = Promise.resolve(); // the baked charts on screen
@@ -274,6 +330,10 @@ function shows(main) {
       if (main || current.mainDone) drawFigure(name, reply, "python");
       else current.held.push(() => drawFigure(name, reply, "python"));
     },
+    // a sketch of a figure held for the main charts is not drawn: the whole one follows
+    sketch: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
+      if (main || current.mainDone) drawSketch(name, reply);
+    },
     failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
       current.settled.reject(error);
       if (main) drawHeld();
@@ -297,11 +357,11 @@ let current;
 function compute() {
   const key = keyOf(settings);
   const lane = laneFigures();
-  drawn = { baked: new Set(), python: new Set() };
+  drawn = { baked: new Set(), python: new Set(), sketched: new Set(), first: new Set() };
   current?.settled.reject(new Error("superseded by newer settings"));
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
-  const numbers = new Job({ ...settings }, key, mainCharts());
-  const figures = new Job({ ...settings }, key, lane, false);
+  const numbers = new Job({ ...settings }, key, mainCharts(), true, baked.sketched);
+  const figures = new Job({ ...settings }, key, lane, false, baked.sketched);
   // `current` first: the figures' lane asks it whether the main charts are drawn yet
   current = { numbers, figures, lane, held: [], mainDone: false, mainDrawn: deferred(), settled: deferred() };
   numbersLane.want(numbers);
@@ -338,6 +398,7 @@ function dimIfSlow() {
     if (onScreen?.key !== keyOf(settings)) $("results").classList.add("pending");
     for (const name of [...mainCharts(), ...laneFigures()]) {
       if (drawn.python.has(name) || drawn.baked.has(name)) continue;
+      if (drawn.sketched.has(name)) continue; // its sketch is these settings' (its caption is dimmed)
       // a chart greys; a finding told in words greys too (the verdict has given way already)
       document.getElementById(WORDS_ONLY.includes(name) ? `caption-${name}` : `chart-${name}`)?.classList.add("pending");
     }
@@ -523,7 +584,7 @@ if (window.parent !== window) {
 
 /** Draw the charts on screen again in the colours of the theme now. */
 function redrawCharts() {
-  for (const [name, reply] of Object.entries(figuresOnScreen)) {
+  for (const [name, reply] of Object.entries(chartsOnScreen)) {
     showFigure(document.getElementById(`chart-${name}`), null, reply);
   }
 }
@@ -536,10 +597,10 @@ const resized = new ResizeObserver((entries) => {
     const before = chartWidths.get(target);
     chartWidths.set(target, contentRect.width);
     const name = target.id.slice("chart-".length);
-    if (before === undefined || before === contentRect.width || !figuresOnScreen[name]) continue;
+    if (before === undefined || before === contentRect.width || !chartsOnScreen[name]) continue;
     const chart = /** @type {HTMLElement} */ (target);
     // the newest figure once Plotly has fitted the chart to its new width
-    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, figuresOnScreen[name]));
+    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, chartsOnScreen[name], true));
   }
 });
 for (const chart of document.querySelectorAll(".plot")) resized.observe(chart);

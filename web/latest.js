@@ -5,6 +5,9 @@
 // settings' request goes again, to the new worker, from the first piece of its figure.
 // The next request goes out before a reply is drawn, so the worker computes while the
 // main thread draws.
+// A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
+// sketch first: every such chart's sketch, then every chart whole, so that each chart moves
+// soon after a change and then fills in.
 
 /** @template T */
 export function deferred() {
@@ -20,17 +23,22 @@ export class Job {
   /**
    * @param {Record<string, number>} settings @param {string} key @param {string[]} figures
    * @param {boolean} [numbers]  whether to ask for the numbers first
+   * @param {string[]} [sketched]  the figures to ask for a sketch of first
    */
-  constructor(settings, key, figures, numbers = true) {
+  constructor(settings, key, figures, numbers = true, sketched = []) {
     this.settings = settings;
     this.key = key;
     this.figures = figures; // names, in the order to draw them
-    this.index = numbers ? -1 : 0; // -1: the numbers; then an index into figures
-    this.part = 0; // the next piece of the current figure
+    /** What to ask for, in turn: sketches first, then each figure whole. */
+    this.steps = [...figures.filter((name) => sketched.includes(name)).map((name) => ({ name, sketch: true })),
+      ...figures.map((name) => ({ name, sketch: false }))];
+    this.index = numbers ? -1 : 0; // -1: the numbers; then an index into steps
+    /** @type {Map<string, number>} */ this.parts = new Map(); // the next piece of each figure
+    /** @type {Set<string>} */ this.whole = new Set(); // the figures drawn whole
     this.done = false;
     this.numbers = deferred(); // resolves with the compare result once it is on screen
     this.charts = deferred(); // once every figure is drawn
-    if (this.index >= figures.length) this.finish();
+    if (this.index >= this.steps.length) this.finish();
   }
 
   finish() {
@@ -38,10 +46,17 @@ export class Job {
     this.charts.resolve(undefined);
   }
 
+  /** On to the next step that is still to do (a figure drawn whole needs no step more). */
+  advance() {
+    this.index += 1;
+    while (this.index < this.steps.length && this.whole.has(this.steps[this.index].name)) this.index += 1;
+  }
+
   /** The next request to send for this job. */
   request() {
     if (this.index < 0) return { type: "compare" };
-    return { type: "figure", name: this.figures[this.index], part: this.part };
+    const { name, sketch } = this.steps[this.index];
+    return { type: "figure", name, part: this.parts.get(name) ?? 0, ...(sketch ? { sketch } : {}) };
   }
 }
 
@@ -49,6 +64,7 @@ export class Latest {
   /**
    * @param {(type: string, body: Object) => Promise<any>} call  asks the worker
    * @param {{numbers: (job: Job, reply: any) => void, figure: (job: Job, name: string, reply: any) => void,
+   *          sketch: (job: Job, name: string, reply: any) => void,
    *          failed: (job: Job, error: Error) => void}} show  puts replies on screen
    */
   constructor(call, show) {
@@ -102,13 +118,17 @@ export class Latest {
                 job.numbers.resolve(reply.result);
               };
             } else if ("figure" in reply) {
-              job.index += 1;
-              job.part = 0;
+              job.whole.add(request.name);
+              job.advance();
               show = () => this.show.figure(job, request.name, reply);
+            } else if ("sketch" in reply) {
+              job.parts.set(request.name, reply.next);
+              job.advance();
+              show = () => this.show.sketch(job, request.name, reply);
             } else {
-              job.part = reply.next;
+              job.parts.set(request.name, reply.next);
             }
-            if (job.index >= job.figures.length) {
+            if (job.index >= job.steps.length) {
               job.done = true;
               const drawn = show;
               show = () => {
@@ -119,7 +139,7 @@ export class Latest {
           }
         } catch (error) {
           if (/** @type {any} */ (error)?.retryable) {
-            job.part = 0; // a new worker has none of the old one's pieces
+            job.parts.clear(); // a new worker has none of the old one's pieces
           } else if (job === this.job) {
             job.done = true;
             job.numbers.reject(/** @type {Error} */ (error));

@@ -202,15 +202,25 @@ export function showNumbers(root, shown) {
   }
 }
 
+/** What each chart was last drawn with (its figure, themed and fitted, as JSON). @type {WeakMap<HTMLElement, string>} */
+const onChart = new WeakMap();
+
 /**
  * Draw a Plotly figure dict made in Python (none for a finding told in words); the caption.
  * @param {HTMLElement|null} chart @param {HTMLElement|null} caption
  * @param {{figure: any, caption: string, template: string, shown: Record<string, string>}} reply
+ * @param {boolean} [force]  draw even if the chart shows this figure already (a new width)
  */
-export function showFigure(chart, caption, reply) {
+export function showFigure(chart, caption, reply, force = false) {
   if (chart && reply.figure) {
     const figure = fitted(themed(structuredClone(reply.figure)), chart.clientWidth); // Plotly writes into what it is given
-    Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+    // A draw costs ~30 ms, mostly axes and text: skip one that would change nothing (Python's
+    // figure for the settings whose baked one is on screen, a price that moves no curve).
+    const drawing = JSON.stringify([figure.data, figure.layout]);
+    if (force || onChart.get(chart) !== drawing) {
+      Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+      onChart.set(chart, drawing);
+    }
   }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
 }

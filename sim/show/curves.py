@@ -55,11 +55,41 @@ def points(lab, over, s):
     return tuple(sorted(set(grid) | {getattr(s, over)}))
 
 
+# A chart's sketch: what the page shows first after a change, while the rest of its points are
+# simulated. Every SKETCH_EVERY-th point of the axis, its last (so that the axis does not move
+# when the rest come) and the current value, each of them exact (a run of these very
+# settings, the same run the whole chart draws): fewer points, never guessed ones. For the
+# explorer's load axis, those of its starting points (the points added where the curves bend
+# come later, and with them the whole chart).
+SKETCH_EVERY = 4
+
+
+def sketch_points(over, s):
+    """The x values of a chart's sketch along `over` (no simulation needed to know them)."""
+    return tuple(sorted(set(sketched(over, s)) | {getattr(s, over)}))
+
+
+def sketched(over, s):
+    """The axis's own points in a sketch (without the current value)."""
+    grid = explorer_loads(s) if over == "rps" and s.gpus > 2 else POINTS[over]
+    return [*grid[::SKETCH_EVERY], grid[-1]]
+
+
+def explorer_loads(s):
+    """The explorer's load axis before any point is added where the curves bend."""
+    return [v * s.gpus / 2 for v in EXPLORER_RPS]
+
+
+def sketch_first(values, sketch):
+    """The values in the order to simulate them: the sketch's first, so that it is drawn soon."""
+    return [v for v in values if v in sketch] + [v for v in values if v not in sketch]
+
+
 def load_axis(lab, s):
     """The explorer's load axis as a finding of the lab, (key, make): make() simulates a run
     at a time (yield), and returns the points. It depends on every setting but the load."""
     def make():
-        xs = [v * s.gpus / 2 for v in EXPLORER_RPS]
+        xs = explorer_loads(s)
         goodput = {}
 
         def simulate(x):
@@ -70,7 +100,7 @@ def load_axis(lab, s):
             result = lab.compare(at)
             goodput[x] = [result[layout]["goodput"] for layout in layouts_of(s)]
 
-        for x in xs:
+        for x in sketch_first(xs, sketched("rps", s)):  # the same points, the sketch's first
             yield from simulate(x)
         for _ in range(REFINE):
             step, a, b = max((max(abs(p - q) for p, q in zip(goodput[a], goodput[b])), a, b)
@@ -92,12 +122,28 @@ def runs_of(lab, settings):
 
 
 def needs_along(over):
+    """The runs of a chart along `over`, a run a piece, the sketch's first (`sketch_along`)."""
     def needs(lab, s):
-        if over == "rps" and s.gpus > 2:  # the load axis, a simulation a piece; then this load
+        if over == "rps" and s.gpus > 2:  # this load; then the load axis, a simulation a piece
             steps = (len(EXPLORER_RPS) + REFINE) * len(layouts_of(s)) + 1
-            return [partial(lab.find_step, *load_axis(lab, s))] * steps + runs_of(lab, [s])
-        return runs_of(lab, [s.but(**{over: v}) for v in points(lab, over, s)])
+            return runs_of(lab, [s]) + [partial(lab.find_step, *load_axis(lab, s))] * steps
+        ordered = sketch_first(points(lab, over, s), sketch_points(over, s))
+        return runs_of(lab, [s.but(**{over: v}) for v in ordered])
     return needs
+
+
+def sketch_along(over, draw):
+    """A chart's sketch, for Figure(sketch=...): (lab, s) -> (how many of needs_along's pieces
+    come first and are all it needs, a function drawing the chart from its points alone)."""
+    def sketch(lab, s):
+        xs = sketch_points(over, s)
+        runs = len(layouts_of(s))
+        if over == "rps" and s.gpus > 2:  # this load's runs, then the axis's sketch points'
+            count = runs + runs * len(set(sketched(over, s)))
+        else:
+            count = runs * len(xs)
+        return count, lambda: draw(lab, s, xs)[0]
+    return sketch
 
 
 def link_needs(lab, s):
@@ -114,9 +160,10 @@ def lines_along(rows, here, key, x_value, scale, unit):
             for name in names], current(x_value, [here[name][key] * scale for name in names], unit)
 
 
-def goodput_along(lab, s, over, x_title):
-    """Goodput of every layout along one setting, the current setting circled."""
-    rows = along(lab, s, over, points(lab, over, s))
+def goodput_along(lab, s, over, x_title, xs=None):
+    """Goodput of every layout along one setting (at xs, else at all its points), the current
+    setting circled."""
+    rows = along(lab, s, over, points(lab, over, s) if xs is None else xs)
     here = lab.compare(s)
     curves, circles = lines_along(rows, here, "goodput", getattr(s, over), 100, "%")
     fig = {"data": curves + [circles], "layout": base_layout(
@@ -127,8 +174,8 @@ def goodput_along(lab, s, over, x_title):
 # The charts and figures. Each: needs(s) -> settings to simulate; draw(lab, s) -> (fig, caption)
 
 
-def goodput_by_rps(lab, s):
-    fig, _, here = goodput_along(lab, s, "rps", "requests a second")
+def goodput_by_rps(lab, s, xs=None):
+    fig, _, here = goodput_along(lab, s, "rps", "requests a second", xs)
     caption = (f"Goodput (both targets met) against load, at {tag('goodput.prompt', number(s.prompt))}"
                f"-token prompts and {an('goodput.link', s.link)} GB/s link. At "
                f"{tag('goodput.rps', number(s.rps))} req/s: shared "
@@ -140,9 +187,9 @@ def goodput_by_rps(lab, s):
     return fig, caption
 
 
-def gap_by_rps(lab, s):
-    """Figure 2: p99 gap against load, with the gap target."""
-    rows = along(lab, s, "rps", points(lab, "rps", s))
+def gap_by_rps(lab, s, xs=None):
+    """Figure 2: p99 gap against load (at xs, else at all its points), with the gap target."""
+    rows = along(lab, s, "rps", points(lab, "rps", s) if xs is None else xs)
     x = [v for v, _ in rows]
     here = lab.compare(s)
     target = s.gap_target * 1000
@@ -217,9 +264,10 @@ def goodput_by_link(lab, s):
     return {"data": data, "layout": layout}, caption
 
 
-def goodput_by_prompt(lab, s):
-    """Figure 4: goodput against prompt length, at the current load and link."""
-    fig, rows, _ = goodput_along(lab, s, "prompt", "prompt length (tokens)")
+def goodput_by_prompt(lab, s, xs=None):
+    """Figure 4: goodput against prompt length (at xs, else at all of them), at the current
+    load and link."""
+    fig, rows, _ = goodput_along(lab, s, "prompt", "prompt length (tokens)", xs)
     lead, at = max((r["split"]["goodput"] - r["shared"]["goodput"], v) for v, r in rows)
     best = dict(rows)[at]
     if lead > 0:

@@ -17,7 +17,7 @@ and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE
 from .chips import chip_economics, chip_mix, chip_needs
 from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
-                     needs_along)
+                     needs_along, sketch_along)
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
 from .report import fill, untag
 from .stall import stall
@@ -28,7 +28,8 @@ from .traces import know_needs, know_your_traffic, traces_ratio, traces_ratio_ne
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
-    def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True):
+    def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True,
+                 sketch=None):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
@@ -39,6 +40,10 @@ class Figure:
         # only cached runs to read], so the page can do them a few at a time
         self.needs = needs
         self.page = page  # False: a file's figure, which the page does not bake or draw yet
+        # (lab, s) -> (how many of `needs`'s first pieces its sketch needs, a function drawing
+        # the sketch: the chart at fewer points, each exact), for a chart the page shows first
+        # in a sketch while the rest of its points are simulated (curves.py: sketch_along)
+        self.sketch = sketch
 
     def render(self, lab, s):
         """The figure and its caption as the page gets them: the caption as text, and as a
@@ -54,11 +59,14 @@ class Figure:
 
 PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}  # the lesson's portfolio project
 FIGURES = {
-    "goodput": Figure(5, "goodput-by-load", goodput_by_rps, needs_along("rps"), PORTFOLIO),
-    "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps")),
+    "goodput": Figure(5, "goodput-by-load", goodput_by_rps, needs_along("rps"), PORTFOLIO,
+                      sketch=sketch_along("rps", goodput_by_rps)),
+    "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps"),
+                  sketch=sketch_along("rps", gap_by_rps)),
     "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
     "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
-    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt")),
+    "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt"),
+                     sketch=sketch_along("prompt", goodput_by_prompt)),
     "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0},
                     lambda lab, s: lab.ratio(s)),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart

@@ -10,6 +10,10 @@ The web worker holds one `Page` and passes every message to `handle`:
          simulated (for about SLICE seconds), so the page can ask for a newer setting
          first; once every piece is done the reply also holds "figure" (a Plotly dict),
          "caption" (text), and the caption as "template" and "shown", as for the headline.
+      With "sketch": true, a chart that has a sketch (sim.show.figures: Figure.sketch) whose
+      pieces are done when the slice is over, but not all its pieces, replies with "sketch"
+      too (a Plotly dict of the chart at fewer points, each exact), so that the page shows it
+      at once and asks for the rest from "next"; otherwise as above.
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
@@ -71,7 +75,8 @@ class Page:
         if kind == "compare":
             return compare_message(self.lab, s)
         if kind == "figure":
-            return self.figure(request.get("name"), s, request.get("part", 0))
+            return self.figure(request.get("name"), s, request.get("part", 0),
+                               request.get("sketch", False))
         if kind == "traffic":
             return self.lab.traffic(s)
         if kind == "trace":
@@ -90,7 +95,7 @@ class Page:
         return {"trace": {"name": found.name, "trace_requests": found.usable,
                           "left_out": found.left_out}}
 
-    def figure(self, name, s, part):
+    def figure(self, name, s, part, sketch=False):
         if name not in FIGURES:
             raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
         figure = FIGURES[name]
@@ -100,11 +105,17 @@ class Page:
             self._pieces.popitem(last=False)
         if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
             raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
+        if not isinstance(sketch, bool):
+            raise ValueError(f"sketch must be true or false; got {sketch!r}")
         began = perf_counter()
         while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
             pieces[part]()
             part += 1
-            if perf_counter() - began > SLICE:
+            if perf_counter() - began > SLICE and part < len(pieces):
+                if sketch and figure.sketch:  # the sketch, if its pieces are done
+                    needed, drawing = figure.sketch(self.lab, s)
+                    if part >= needed:
+                        return {"parts": len(pieces), "next": part, "sketch": drawing()}
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
 

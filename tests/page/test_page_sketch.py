@@ -1,0 +1,138 @@
+"""Charts that follow the hand: after a change each main chart first shows a sketch (fewer
+points, each exact for the new settings), says so quietly, then fills in. Every draw of a
+chart is recorded as it happens (Plotly.react, wrapped): what it drew, for which settings, and
+whether the chart said it was a sketch."""
+
+import json
+
+import pytest
+
+import sim
+from conftest import open_page
+from sim.show.figures import FIGURES
+
+# Wraps Plotly.react as Plotly is defined, and listens for the page's two chart events.
+DRAWS = """
+    window.__draws = [];
+    window.__partial = [];
+    window.__complete = [];
+    let real;
+    Object.defineProperty(window, "Plotly", { configurable: true, get: () => real, set(plotly) {
+        real = plotly;
+        const react = plotly.react;
+        plotly.react = function (chart, data, ...rest) {
+            const draw = { id: chart.id, settings: window.pdsplit?.settings() ?? null,
+                lines: data.map((t) => ({ name: t.name, x: Array.from(t.x), y: Array.from(t.y) })) };
+            window.__draws.push(draw);
+            // what the chart says once this draw's task has put it on screen
+            queueMicrotask(() => {
+                draw.sketch = chart.parentElement.querySelector(".filling")?.classList.contains("on") ?? false;
+            });
+            return react.call(this, chart, data, ...rest);
+        };
+    } });
+    addEventListener("pdsplit:charts-partial", (e) => window.__partial.push(e.detail));
+    addEventListener("pdsplit:charts", (e) => window.__complete.push(e.detail));
+"""
+MAIN = ("goodput", "gap")
+FIXED = ("this setting", "gap target")  # the circle at the current value; the target's line
+
+
+@pytest.fixture(scope="module")
+def page(browser, site):
+    page = open_page(browser, site, script=DRAWS)
+    page.evaluate("window.pdsplit.settled()")
+    yield page
+    page.context.close()
+
+
+def native(name, settings):
+    drawn = FIGURES[name].render(sim.Lab(), sim.Settings.make(**settings))["figure"]
+    return {t["name"]: t for t in json.loads(json.dumps(drawn))["data"]}
+
+
+def check_draw(draw, cache):
+    """A chart's draw shows the settings current as it was drawn: either the whole chart,
+    or a sketch that says it is one, whose every point is the whole chart's own."""
+    name = draw["id"].removeprefix("chart-")
+    settings = {k: v for k, v in draw["settings"].items()}
+    key = (name, json.dumps(settings, sort_keys=True))
+    if key not in cache:
+        cache[key] = native(name, settings)
+    whole = cache[key]
+    for line in draw["lines"]:
+        full = whole[line["name"]]
+        if line["name"] in FIXED:
+            assert line["x"] == full["x"] and line["y"] == full["y"], (name, line["name"])
+            continue
+        at = dict(zip(full["x"], full["y"]))
+        assert all(x in at for x in line["x"]), (name, line["name"], "a point not on the whole chart")
+        assert [at[x] for x in line["x"]] == line["y"], (name, line["name"], "a point not exact")
+        if len(line["x"]) < len(full["x"]):
+            assert draw["sketch"], (name, "a sketch that does not say it is one")
+        else:
+            assert not draw["sketch"], (name, "a whole chart that says it is a sketch")
+
+
+@pytest.mark.parametrize("change", [{"prompt": 1400}, {"reply": 350}, {"prompt": 2600, "reply": 150}])
+def test_a_change_shows_a_sketch_first_then_the_whole_chart(page, change):
+    page.evaluate("window.__draws.length = 0; window.__partial.length = 0; window.__complete.length = 0")
+    page.evaluate("s => window.pdsplit.set(s)", change)
+    page.evaluate("window.pdsplit.settled()")
+    settings = page.evaluate("window.pdsplit.settings()")
+    draws = [d for d in page.evaluate("window.__draws") if d["id"] in {f"chart-{n}" for n in MAIN}]
+    cache = {}
+    for draw in draws:
+        check_draw(draw, cache)
+    for name in MAIN:
+        mine = [d for d in draws if d["id"] == f"chart-{name}"]
+        assert mine[0]["sketch"], f"{name}: its first draw for the new settings is its sketch"
+        assert not mine[-1]["sketch"] and mine[-1]["settings"] == settings
+    # the events: each main chart's first points, once, before both are complete
+    partial = page.evaluate("window.__partial")
+    key = partial[0]["key"]
+    assert sorted(p["name"] for p in partial) == sorted(MAIN)
+    assert all(p["key"] == key and p["source"] == "python" for p in partial)
+    assert [c["key"] for c in page.evaluate("window.__complete")] == [key]
+    # settled: no chart says it is a sketch, and pdsplit.figure() is the whole chart
+    assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
+    for name in MAIN:
+        shown = page.evaluate("n => window.pdsplit.figure(n)", name)
+        assert {t["name"]: t for t in shown["figure"]["data"]} == native(name, settings)
+
+
+def test_a_storm_of_changes_ends_whole_for_the_last_setting_and_no_draw_is_of_another(page):
+    page.evaluate("window.__draws.length = 0")
+    page.evaluate("""() => {
+        for (const prompt of [600, 800, 1000, 1200, 1600, 1800, 2000, 2200]) window.pdsplit.set({prompt});
+    }""")
+    page.evaluate("window.pdsplit.settled()")
+    settings = page.evaluate("window.pdsplit.settings()")
+    assert settings["prompt"] == 2200
+    cache = {}
+    draws = [d for d in page.evaluate("window.__draws") if d["id"] in {f"chart-{n}" for n in MAIN}]
+    for draw in draws:
+        check_draw(draw, cache)
+    for name in MAIN:
+        last = [d for d in draws if d["id"] == f"chart-{name}"][-1]
+        assert last["settings"] == settings and not last["sketch"]
+    assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
+
+
+def test_the_explorer_charts_and_figure_4_sketch_too(page):
+    page.evaluate("window.__draws.length = 0")
+    page.evaluate("window.pdsplit.set({gpus: 4, readers: 2, chunk: 512, routing: 'least-loaded', prompt: 1200})")
+    page.evaluate("window.pdsplit.settled()")
+    page.evaluate("window.__draws.length = 0")
+    page.evaluate("window.pdsplit.set({prompt: 1600})")
+    page.evaluate("window.pdsplit.settled()")
+    draws = page.evaluate("window.__draws")
+    cache = {}
+    for draw in draws:
+        if draw["id"] in ("chart-goodput", "chart-gap", "chart-prompt"):
+            check_draw(draw, cache)
+    for name in MAIN:
+        mine = [d for d in draws if d["id"] == f"chart-{name}"]
+        assert mine[0]["sketch"] and not mine[-1]["sketch"], name
+    page.evaluate("window.pdsplit.set({gpus: 2, readers: 1, chunk: 0, routing: 'alternate', prompt: 2000})")
+    page.evaluate("window.pdsplit.settled()")

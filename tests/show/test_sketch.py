@@ -1,0 +1,112 @@
+"""A chart's sketch: the page's first picture of a chart after a change. Fewer points, each one
+exact for the new settings (the very value the whole chart gives there), never interpolated;
+then the whole chart, unchanged by the sketch coming first."""
+
+import json
+
+import pytest
+
+import sim
+from sim.show.curves import sketch_points
+from sim.show.figures import FIGURES
+from sim.show.page import Page
+
+SKETCHED = [name for name, f in FIGURES.items() if f.sketch]
+EXPLORER = {"gpus": 4, "readers": 2, "chunk": 512, "routing": "least-loaded"}
+SETTINGS = [{"prompt": 1400}, {"reply": 350, "rps": 7.0}, {**EXPLORER, "prompt": 1200},
+            {"gpus": 3, "readers": 2, "rps": 5.5}]
+
+
+def ask(page, request):
+    return json.loads(page.handle(json.dumps(request)))
+
+
+def sketch_then_whole(page, name, settings):
+    """Ask as the page does: for the sketch, then for the rest from where it stopped."""
+    part, sketch, asked = 0, None, 0
+    for wanted in (True, False):
+        while True:
+            reply = ask(page, {"type": "figure", "name": name, "part": part, "settings": settings,
+                               **({"sketch": True} if wanted else {})})
+            asked += 1
+            part = reply["next"]
+            if "sketch" in reply:
+                assert wanted and reply["next"] < reply["parts"]
+                sketch = reply
+                break
+            if "figure" in reply:
+                return sketch, reply
+    raise AssertionError("unreachable")
+
+
+def test_the_main_charts_and_figure_4_have_sketches():
+    assert SKETCHED == ["goodput", "gap", "prompt"]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize("name", SKETCHED)
+def test_every_point_of_a_sketch_is_the_whole_charts_point(name, settings):
+    page = Page()
+    ask(page, {"type": "compare", "settings": settings})  # as on the page: the numbers first
+    sketch, whole = sketch_then_whole(page, name, settings)
+    assert sketch is not None, "a sketch comes before the whole chart"
+    drawn = FIGURES[name].render(sim.Lab(), sim.Settings.make(**settings))
+    assert whole["figure"] == json.loads(json.dumps(drawn["figure"]))  # the sketch changed nothing
+    over = "prompt" if name == "prompt" else "rps"
+    s = sim.Settings.make(**settings)
+    wanted = list(sketch_points(over, s))
+    lines = {trace["name"]: trace for trace in whole["figure"]["data"]}
+    for trace in sketch["sketch"]["data"]:
+        full = lines[trace["name"]]
+        if trace["name"] in ("this setting", "gap target"):  # the circle at the current value, the target
+            assert trace["x"] == full["x"] and trace["y"] == full["y"] or trace["name"] == "gap target"
+            continue
+        assert trace["x"] == wanted  # every fourth point, the last, the current value
+        at = dict(zip(full["x"], full["y"]))
+        assert [at[x] for x in trace["x"]] == trace["y"]  # exact: the whole chart's own values
+    assert len(wanted) < len(lines[sketch["sketch"]["data"][0]["name"]]["x"])
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize("name", SKETCHED)
+def test_a_sketch_needs_only_the_first_pieces_and_fewer_than_the_whole(name, settings):
+    """The pieces come the sketch's first: once they are done, drawing the sketch simulates
+    nothing more, and they are at most about a third of the whole chart's."""
+    lab, s = sim.Lab(), sim.Settings.make(**settings)
+    figure = FIGURES[name]
+    pieces = figure.needs(lab, s)
+    needed, drawing = figure.sketch(lab, s)
+    for piece in pieces[:needed]:
+        piece()
+    before = lab.simulations
+    drawing()
+    assert lab.simulations == before
+    for piece in pieces[needed:]:
+        piece()
+    assert 0 < before < 0.4 * lab.simulations
+
+
+def test_once_the_whole_chart_is_known_a_sketch_request_gets_it_whole():
+    page = Page()
+    sketch_then_whole(page, "gap", {"prompt": 900})
+    reply = ask(page, {"type": "figure", "name": "gap", "part": 0, "settings": {"prompt": 900},
+                       "sketch": True})
+    while "figure" not in reply:
+        assert "sketch" not in reply  # its pieces are all cached: no sketch is needed
+        reply = ask(page, {"type": "figure", "name": "gap", "part": reply["next"],
+                           "settings": {"prompt": 900}, "sketch": True})
+
+
+def test_a_figure_without_a_sketch_comes_whole_when_asked_for_one():
+    page = Page()
+    part = 0
+    while "figure" not in (reply := ask(page, {"type": "figure", "name": "link", "part": part,
+                                               "sketch": True, "settings": {}})):
+        assert "sketch" not in reply
+        part = reply["next"]
+
+
+def test_a_bad_sketch_value_is_refused():
+    reply = ask(Page(), {"type": "figure", "name": "goodput", "part": 0, "sketch": "yes",
+                         "settings": {}})
+    assert reply == {"error": "sketch must be true or false; got 'yes'"}
