@@ -76,7 +76,7 @@ export class SharedPython {
     this.replies.onmessage = (event) => this.hear(event.data);
     this.tick();
     // A piece that goes away (its frame removed, its page left) frees its place at the hub.
-    addEventListener("pagehide", () => this.send.postMessage({ piece: this.piece, bye: true }));
+    addEventListener("pagehide", () => { if (!this.own) this.send.postMessage({ piece: this.piece, bye: true }); });
   }
 
   /** A promise of the next boot, and its settling. */
