@@ -229,18 +229,17 @@ export const QUIET_NOTE = "computed in your browser";
 export function showStatus(element, text, kind = "info", quiet = false) {
   // written only when it changes: the page says what is true after every change, and a
   // status line rewritten with the same words would be read out again
-  const said = `${quiet ? "quiet" : "plain"}:${text}`;
-  if (element.dataset.said !== said) {
-    element.dataset.said = said;
-    if (quiet) {
+  const wasQuiet = element.classList.contains("quiet");
+  if (quiet) {
+    if (!wasQuiet || element.querySelector(".status-details")?.textContent !== text) {
       const note = Object.assign(document.createElement("span"), { className: "quiet-note", tabIndex: 0, textContent: QUIET_NOTE });
       const details = Object.assign(document.createElement("span"), { id: `${element.id}-details`, className: "status-details", textContent: text });
       details.setAttribute("role", "tooltip");
       note.setAttribute("aria-describedby", details.id);
       element.replaceChildren(note, details);
-    } else {
-      element.textContent = text;
     }
+  } else if (wasQuiet || element.textContent !== text) {
+    element.textContent = text;
   }
   element.classList.toggle("quiet", quiet);
   if (element.dataset.kind !== kind) element.dataset.kind = kind;
