@@ -74,6 +74,7 @@ bench: build
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/chart_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/traffic_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/price_speed.py
+	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/hub_cost.py
 
 clean:
 	rm -rf dist build test-artifacts .pytest_cache .hypothesis

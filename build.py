@@ -44,6 +44,8 @@ WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 WEB_FILES = ("app.js", "controls.js", "economics.js", "explorer.js", "latest.js", "python.js", "settings.js",
              "start.js", "store.js", "traffic.js", "view.js", "worker.js", "style.css", "favicon.svg",
+             # the hub: one Python for every piece of a course page (hub.html is rendered)
+             "hub.js", "hub-client.js",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
 PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
@@ -285,6 +287,24 @@ def plotly_css():
             + "".join(f"{selector}{{{body}}}\n" for selector, body in reversed(rules)))
 
 
+def python_head(wheel, version, pyodide, snapshot_bytes):
+    """What start.js (and hub.js) boot the worker from, for the head of index.html and
+    hub.html: in the head, since start.js runs before the body is read, so that the worker
+    starts the big downloads (the wasm, the snapshot) while the page loads."""
+    snapshot = f"{SNAPSHOT}?v={version}"
+    python = json.dumps({"version": version, "wheel": f"{wheel}?v={version}", "pyodide": pyodide,
+                         "snapshot": snapshot, "bytes": snapshot_bytes}, separators=(",", ":"))
+    return "\n".join([f'<script type="application/json" id="pdsplit-python">{python}</script>',
+                      f'<link rel="modulepreload" href="python.js?v={version}">'])  # the workers' client
+
+
+def render_hub(version, head):
+    """hub.html: the hidden frame that owns a course page's one Python (web/hub.js)."""
+    page = (WEB / "hub.html").read_text()
+    assert '"hub.js"' in page and "<!--PYTHON-->" in page
+    return page.replace('"hub.js"', f'"hub.js?v={version}"').replace("<!--PYTHON-->", head)
+
+
 def render_page(states, wheel, version, pyodide, snapshot_bytes):
     default = states[0]["compare"]
     shown = default["shown"]
@@ -292,7 +312,6 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     for key, text in shown.items():
         headline = headline.replace("{" + key + "}",
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
-    snapshot = f"{SNAPSHOT}?v={version}"
     baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
              "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
              # the shipped traces' usable requests (the trace-start slider's reach), and the
@@ -320,19 +339,13 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
            for key, text in constants.items()},
     }.items():
         page = page.replace("{{" + key + "}}", value)
-    # What start.js boots the worker from, in the head, since it runs before the body is read:
-    # the worker then starts the big downloads (the wasm, the snapshot) while the page loads.
-    python = json.dumps({"version": version, "wheel": f"{wheel}?v={version}", "pyodide": pyodide,
-                         "snapshot": snapshot, "bytes": snapshot_bytes}, separators=(",", ":"))
-    page = page.replace("<!--PYTHON-->", "\n".join([
-        f'<script type="application/json" id="pdsplit-python">{python}</script>',
-        f'<link rel="modulepreload" href="python.js?v={version}">']))  # start.js's one import
+    page = page.replace("<!--PYTHON-->", python_head(wheel, version, pyodide, snapshot_bytes))
     return page.replace("<!--BAKED-->",
                         f'<script type="application/json" id="pdsplit-baked">{data}</script>')
 
 
 def build(out):
-    for name in WEB_FILES + ("index.html",):  # every input first: refuse before writing
+    for name in WEB_FILES + ("index.html", "hub.html"):  # every input first: refuse before writing
         need(WEB / name, "part of this repository")
     need(PLOTLY, "run npm ci, or make build")
     need(SNAPSHOT_MAKER, "part of this repository")
@@ -352,6 +365,7 @@ def build(out):
     version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])
     versioned(out, version)
     (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide, snapshot_bytes))
+    (out / "hub.html").write_text(render_hub(version, python_head(wheel, version, pyodide, snapshot_bytes)))
     files = sorted(p for p in out.rglob("*") if p.is_file())
     total = 0
     for path in files:

@@ -45,6 +45,7 @@ let readyStatus = ""; // what the status line says while Python is up (sayStatus
 /** @type {{python: string, pyodide: string, seconds: number, boot: string, fallback: string|null, restarts: number}|null} */
 let workerInfo = null;
 let restarts = 0;
+let restartedLast = false; // the worker that booted last replaced a lost one
 /** @type {{result: any, shown: Record<string, string>, key: string}|null} */ let onScreen = null;
 /** @type {Record<string, any>} */ const figuresOnScreen = {}; // the figures drawn whole
 /** @type {Record<string, any>} */ const chartsOnScreen = {}; // what each chart shows: a figure or its sketch
@@ -414,6 +415,7 @@ const watchers = {
   ready(info, restartedAfter) {
     pythonReady = true;
     if (restartedAfter) restarts += 1;
+    restartedLast = Boolean(restartedAfter);
     workerInfo = { ...info, restarts };
     const how = info.boot === "snapshot" ? "from its snapshot"
       : `by a full start, since its snapshot could not be used (${info.fallback?.replace(/^the snapshot was not used: /, "")})`;
@@ -460,7 +462,8 @@ function sayStatus() {
   } else if (lostBecause) {
     showStatus(status, `The simulator stopped: ${lostBecause}. A new one is starting, and your settings go to it.`, "busy");
   } else if (pythonReady) {
-    showStatus(status, readyStatus);
+    // a piece of a course page: a quiet note, unless it tells of a restart (healing speaks up)
+    showStatus(status, readyStatus, "info", view.embed && !restartedLast);
   } else if (forThese) {
     showStatus(status, "Python is starting in your browser; until it is ready, the numbers shown were worked out for these settings when this page was built.", "busy");
   } else {

@@ -2,9 +2,15 @@
 //   <script src="<where dist/ is>/embed.js" defer></script>
 // gets, for every element <div data-pdsplit="?rps=10&show=link"></div>, a frame of the lesson
 // in embed mode with those settings and parts. How to use it, the parts, the themes, the CSP
-// a strict host needs: README, "On a course site: live pieces in your text, one line each".
-// Each frame is its own page with its own worker, so it is made lazily: its page (and its
-// Python, about a second's boot and some 100 MB) loads only once it is near the screen. Each
+// a strict host needs: README, "On a course site: live pieces in your text, one line each";
+// what a page with N pieces costs, and how they share one Python: its "What a page with N
+// pieces costs: one Python, shared".
+// The pieces of one page share one Python: with the first piece, this script adds one hidden
+// frame, hub.html, beside the pieces, which owns the page's worker (hub.js), and gives every
+// piece its id (?hub=, fresh for each page load, so two pages in two tabs never share). A piece
+// whose hub is missing runs its own worker, as a piece did before there was a hub.
+// Each frame is made lazily: its page loads only once it is near the screen (and the hub,
+// with its Python, some 65 MB of memory and a second's boot, only with the first piece). Each
 // fits its content: the page says how tall it is (a "pdsplit:height" message) and the frame
 // takes that height, so it never scrolls inside. Elements added later (a Docusaurus page
 // rendered after this script ran, MkDocs Material's instant navigation) are found too.
@@ -16,6 +22,11 @@
   const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
   // The page sits beside this script, wherever the site put dist/.
   const page = new URL("index.html", script?.src ?? location.href);
+  // This page load's hub: where the browser has BroadcastChannel, over which the pieces reach
+  // it (without it, no hub, and each piece runs its own worker).
+  const hubId = typeof BroadcastChannel === "function"
+    ? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}` : null;
+  /** @type {HTMLIFrameElement|null} */ let hub = null;
   /** The colours an author may set on the host page, as --pdsplit-<name> (style.css's names). */
   const COLOURS = ["bg", "ink", "muted", "line", "accent", "hover", "error", "notice-bg", "notice-line",
     "track", "shared", "split", "chunked", "shared-text", "split-text", "chunked-text", "target", "mark", "grid"];
@@ -31,6 +42,7 @@
     const url = new URL(page);
     url.search = new URLSearchParams(query.trim().replace(/^\?/, "")).toString();
     url.searchParams.set("embed", "1");
+    if (hubId) url.searchParams.set("hub", hubId);
     return url.href;
   };
 
@@ -50,9 +62,24 @@
       if (!entry.isIntersecting) continue;
       const frame = /** @type {HTMLIFrameElement} */ (entry.target);
       lazy.unobserve(frame);
+      startHub();
       frame.src = /** @type {string} */ (frame.dataset.src);
     }
   }, { rootMargin: NEAR });
+
+  /** The hub's frame, once, with the first piece that loads: hidden, out of the reading and
+   * tab order, at the end of <body> (outside whatever part a site's router re-renders). */
+  const startHub = () => {
+    if (!hubId || hub) return;
+    hub = document.createElement("iframe");
+    hub.className = "pdsplit-hub";
+    hub.title = "The simulator shared by this page's live pieces (nothing to see)";
+    hub.hidden = true;
+    hub.tabIndex = -1;
+    hub.setAttribute("aria-hidden", "true");
+    hub.src = new URL(`hub.html?hub=${hubId}`, page).href;
+    (document.body ?? document.documentElement).append(hub);
+  };
 
   /** Put a frame in an element that asks for a piece (once). @param {HTMLElement} element */
   const mount = (element) => {

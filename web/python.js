@@ -24,6 +24,17 @@ export const DEADLINES = {
 const ALIVE_EVERY = 2000; // ms between two "alive" questions while a worker boots
 export const MAX_FAILED_STARTS = 3;
 
+/**
+ * The worker's script, with what it boots from: the build's JSON (index.html's and hub.html's
+ * #pdsplit-python). worker.js sits beside this module.
+ * @param {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} config
+ */
+export function workerURL(config) {
+  return new URL(`./worker.js?${new URLSearchParams({
+    v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
+  })}`, import.meta.url);
+}
+
 /** The worker was lost (ended, stuck, closed, or failed) before answering: ask again. */
 export class WorkerLost extends Error {
   /** @param {string} reason */

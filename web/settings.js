@@ -189,7 +189,7 @@ export class SettingsTable {
 }
 
 /** The URL's names that say how the page is shown, not what is simulated. */
-export const VIEW = ["embed", "show", "theme", "controls"];
+export const VIEW = ["embed", "show", "theme", "controls", "hub"]; // hub: embed.js's, for the page's shared Python
 /** ?theme=: auto follows the reader's prefers-color-scheme. */
 export const THEMES = ["auto", "light", "dark"];
 

@@ -2,27 +2,33 @@
 // `async` in its head, before Plotly and the page's own drawing hold the main thread, so
 // Pyodide boots while the page loads. app.js imports the same module (the same URL), so
 // there is one worker. Its settings come from the JSON the build put in the head.
-import { Python } from "./python.js";
+//
+// A piece of a course page that embed.js gave a hub (?hub=) starts no worker: it asks the
+// page's one simulator, in the hub's frame (hub-client.js), unless that proves missing.
+import { Python, workerURL as workerOf } from "./python.js";
+import { SharedPython, hubOf } from "./hub-client.js";
 
 /** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} */
 const config = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-python")).textContent ?? "{}");
 
 /** The worker's script, with what it boots from. */
-export const workerURL = new URL(`./worker.js?${new URLSearchParams({
-  v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
-})}`, import.meta.url);
+export const workerURL = workerOf(config);
 
 /**
  * Whether a second worker computes the lesson's figures, alongside the numbers and the main
  * charts: where the device has 4 cores or more. Measured on 2 cores, it did not pay: figures
  * computed alongside slowed the main charts (the main thread draws, and a core each is all
  * there is), and computed after them they took as long as in the first worker. Never for a
- * piece of a course page (?embed=1): it shows a chart or two, and a page may hold several
- * pieces, each with its own Python already (some 65 MB each).
+ * piece of a course page (?embed=1): it shows a chart or two, and its page's other pieces
+ * share its Python (or each has its own, where there is no hub).
  */
 export const figureWorker = (navigator.hardwareConcurrency ?? 1) >= 4 &&
   new URLSearchParams(location.search).get("embed") !== "1";
 
+const hub = hubOf(location.search);
+
 /** The simulator for the numbers and the two main charts. It keeps its snapshot and compiled
  * wasm for the figures' worker, which then downloads neither. */
-export const python = new Python(workerURL, {}, { keep: figureWorker });
+export const python = hub
+  ? new SharedPython(hub, () => new Python(workerURL))
+  : new Python(workerURL, {}, { keep: figureWorker });

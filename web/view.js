@@ -225,11 +225,33 @@ export function showFigure(chart, caption, reply, force = false) {
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
 }
 
-/** @param {HTMLElement} element @param {string} text @param {"info"|"busy"|"error"} [kind] */
-export function showStatus(element, text, kind = "info") {
+/** What a piece of a course page says while all is well: the rest is its details. */
+export const QUIET_NOTE = "computed in your browser";
+
+/**
+ * Say what is true now in the status line. `quiet` (a piece of a course page, while all is
+ * well): only a small note, QUIET_NOTE, focusable, whose details are its accessible description
+ * and show on hover or focus (a tap focuses it too), since a `title` alone reaches neither touch
+ * nor keyboard. Errors and a worker's healing are never quiet.
+ * @param {HTMLElement} element @param {string} text @param {"info"|"busy"|"error"} [kind]
+ * @param {boolean} [quiet]
+ */
+export function showStatus(element, text, kind = "info", quiet = false) {
   // written only when it changes: the page says what is true after every change, and a
   // status line rewritten with the same words would be read out again
-  if (element.textContent !== text) element.textContent = text;
+  const wasQuiet = element.classList.contains("quiet");
+  if (quiet) {
+    if (!wasQuiet || element.querySelector(".status-details")?.textContent !== text) {
+      const note = Object.assign(document.createElement("span"), { className: "quiet-note", tabIndex: 0, textContent: QUIET_NOTE });
+      const details = Object.assign(document.createElement("span"), { id: `${element.id}-details`, className: "status-details", textContent: text });
+      details.setAttribute("role", "tooltip");
+      note.setAttribute("aria-describedby", details.id);
+      element.replaceChildren(note, details);
+    }
+  } else if (wasQuiet || element.textContent !== text) {
+    element.textContent = text;
+  }
+  element.classList.toggle("quiet", quiet);
   if (element.dataset.kind !== kind) element.dataset.kind = kind;
 }
 

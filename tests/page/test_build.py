@@ -79,6 +79,13 @@ def test_page_refers_only_to_its_own_files_each_versioned():
             if not ref.startswith("data:")]
     # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
     assert len(refs) == 7
+    # the hub's page (a course page's one Python): python.js's modulepreload and hub.js, and
+    # what its worker boots from, the same as the page's
+    hub = (DIST / "hub.html").read_text()
+    hub_refs = re.findall(r'<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"', hub)
+    assert sorted(ref.partition("?")[0] for ref in hub_refs) == ["hub.js", "python.js"]
+    assert json.loads(re.search(r'id="pdsplit-python">(.*?)</script>', hub, re.S).group(1)) == python_config()
+    refs += hub_refs
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
     for script in scripts:
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
@@ -89,9 +96,11 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 7 in the page; 8 imports in app.js, 1 in start.js, 2 in explorer.js (controls.js and
-    # economics.js), 2 in traffic.js, 1 in worker.js; the wheel twice, the snapshot
-    assert len(refs) == 7 + 14 + 3
+    # 7 in the page, 2 in the hub's; 8 imports in app.js, 2 in start.js (python.js and
+    # hub-client.js), 2 in explorer.js (controls.js and economics.js), 2 in traffic.js, 1 in
+    # worker.js, 2 in hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js);
+    # the wheel twice, the snapshot
+    assert len(refs) == 7 + 2 + 18 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

@@ -59,6 +59,8 @@ def test_the_plain_html_snippet_runs(browser, site):
         assert page.get_attribute("iframe.pdsplit-frame", "loading") == "lazy"
         assert page.get_attribute("iframe.pdsplit-frame", "title")
         query = frame.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
+        hub = query.pop("hub")  # this page load's hub (embed.js's)
+        assert hub and page.locator("iframe.pdsplit-hub").count() == 1
         assert query == {"rps": "10", "show": "link", "embed": "1"}
         settings, charts = assert_native(frame)
         assert settings["rps"] == 10 and charts == ["link"]
