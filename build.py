@@ -42,7 +42,7 @@ PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 WEB_FILES = ("app.js", "controls.js", "explorer.js", "latest.js", "python.js", "settings.js",
-             "start.js", "store.js", "traffic.js", "view.js", "worker.js", "style.css", "favicon.svg",
+             "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js", "style.css", "favicon.svg",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
 PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
