@@ -95,7 +95,7 @@ function paint(c, data, colours, x, width, solid) {
   const slots = Math.max(1, Number(data.settings.slots));
   c.font = "12px system-ui, sans-serif";
   c.textBaseline = "middle";
-  if (solid) { // the axis and the names once, in the solid layer (always shown up to the playhead)
+  { // the axis, in both layers alike
     c.fillStyle = colours.muted;
     const step = axisStep(t1 - t0);
     for (let t = Math.ceil(t0 / step) * step; t <= t1 + 1e-9; t += step) {

@@ -138,3 +138,40 @@ def test_nothing_plays_by_itself_with_reduced_motion(browser, site):
         assert page.get_attribute("#watch-play", "aria-pressed") == "false"
     finally:
         page.context.close()
+
+
+MID_READ = """() => {
+    // the playhead nine tenths into the window's longest read on a shared GPU
+    const s = document.getElementById('watch');
+    return window.pdsplit.watch('shared', Number(s.dataset.t0), Number(s.dataset.t1)).then(events => {
+        const reads = events.filter(e => e.kind === 'read' && e.start >= Number(s.dataset.t0));
+        const read = reads.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+        const scrub = document.getElementById('watch-scrub');
+        scrub.value = String(read.start + 0.9 * (read.end - read.start));
+        scrub.dispatchEvent(new Event('input'));
+        return read;
+    });
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (375, 740)])
+def test_mid_read_on_a_shared_gpu_fits_and_is_shot(browser, site, artifacts, width, height):
+    """Mid-read, the shared GPU's gap counter has passed the target while the split's has not;
+    at 375 px nothing scrolls sideways and every control is 40 px tall."""
+    page = open_page(browser, site, width=width, height=height)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        shown(page)
+        read = page.evaluate(MID_READ)
+        said = page.locator("#watch-said").text_content()
+        assert f"reads request {read['request']}'s" in said
+        assert 0.9 * (read["end"] - read["start"]) > 0.1  # the default gap target
+        assert "over" in (page.get_attribute('#watch-now tr[data-layout="shared"] td:nth-of-type(3)', "class") or "")
+        assert "over" not in (page.get_attribute('#watch-now tr[data-layout="split"] td:nth-of-type(3)', "class") or "")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        for selector in ["#watch-play", "#watch-prev", "#watch-next", "#watch-speed", "#watch-earlier",
+                         "#watch-later", "#watch-scrub"]:
+            assert page.locator(selector).bounding_box()["height"] >= 40, selector
+        page.locator("#watch").screenshot(path=str(artifacts / f"watch-{width}x{height}.png"))
+    finally:
+        page.context.close()
