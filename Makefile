@@ -72,6 +72,7 @@ bench: build
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/page_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/explorer_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/traffic_speed.py
+	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/watch_speed.py
 
 clean:
 	rm -rf dist build test-artifacts .pytest_cache .hypothesis
