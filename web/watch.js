@@ -13,6 +13,7 @@ import { resolved } from "./view.js";
 import { laneRows, paintLayers } from "./watchdraw.js";
 
 const EPS = 1e-9; // s: the model's tie (costs.EPS): a step that starts at a word writes the next
+const TEXT_EVERY = 100; // ms: the readouts, at most ten times a second while playing
 const SAY_EVERY = 1000; // ms: the spoken summary, at most once a second while playing
 const WORDS = { shared: "shared", split: "split", chunked: "chunked" };
 
@@ -93,6 +94,8 @@ export class Watch {
     this.frame = 0; // the requestAnimationFrame's id, while playing on screen
     this.lastFrame = 0;
     this.lastSaid = 0;
+    this.lastText = 0;
+    /** @type {number|null} */ this.cut = null; // px: where the playhead was last drawn
     this.old = false; // the events shown are for the settings before
     this.asked = ""; // a window the simulator refused, not asked for again
     this.settledKey = ""; // the settings the page last settled for: their events may be asked for
@@ -264,11 +267,17 @@ export class Watch {
     if (!this.data) return;
     this.at = Math.min(Math.max(t, this.data.t0), this.data.t1);
     this.where.section.dataset.at = String(this.at);
-    const scrub = /** @type {HTMLInputElement} */ (this.where.scrub);
-    scrub.value = String(this.at);
-    scrub.setAttribute("aria-valuetext", clock(this.at));
     this.draw();
-    this.readouts();
+    // While playing, the text under the canvas follows ten times a second, not every frame:
+    // each change of it costs the page a layout, and a frame has 16 ms.
+    const now = performance.now();
+    if (say || !this.playing || now - this.lastText >= TEXT_EVERY) {
+      this.lastText = now;
+      const scrub = /** @type {HTMLInputElement} */ (this.where.scrub);
+      scrub.value = String(this.at);
+      scrub.setAttribute("aria-valuetext", clock(this.at));
+      this.readouts();
+    }
     this.say(say);
   }
 
@@ -307,22 +316,30 @@ export class Watch {
       .map((p) => [p.slice(2), resolved(p)]));
     this.layers = paintLayers(canvas, this.data, colours, this.old);
     this.colours = colours;
-    this.draw();
+    this.draw(true);
   }
 
-  /** A frame: the faint run, the solid run up to the playhead, the playhead. */
-  draw() {
+  /**
+   * A frame: the faint run, the solid run up to the playhead, the playhead. While the playhead
+   * moves on, only the strip it crossed is drawn again: the browser then updates only that.
+   * @param {boolean} [whole]  draw it all (new layers)
+   */
+  draw(whole = false) {
     const canvas = /** @type {HTMLCanvasElement} */ (this.where.canvas);
     if (!this.layers || !this.data) return;
     const c = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
     const { solid, ghost, x } = this.layers;
-    c.clearRect(0, 0, canvas.width, canvas.height);
-    c.drawImage(ghost, 0, 0);
     const scale = canvas.width / canvas.clientWidth;
-    const cut = Math.round(x(this.at) * scale);
-    if (cut > 0) c.drawImage(solid, 0, 0, cut, canvas.height, 0, 0, cut, canvas.height);
+    const cut = Math.round(x(this.at) * scale), line = Math.ceil(scale);
+    const from = whole || this.cut === null || cut < this.cut ? 0 : Math.max(0, this.cut - line);
+    const to = whole || this.cut === null || cut < this.cut ? canvas.width : Math.min(canvas.width, cut + line);
+    const h = canvas.height;
+    c.clearRect(from, 0, to - from, h);
+    c.drawImage(ghost, from, 0, to - from, h, from, 0, to - from, h);
+    if (cut > from) c.drawImage(solid, from, 0, cut - from, h, from, 0, cut - from, h);
     c.fillStyle = this.colours?.mark ?? "#000";
-    c.fillRect(cut - scale, 0, 2 * scale, canvas.height);
+    c.fillRect(cut - line, 0, line, h);
+    this.cut = cut;
   }
 
   /** The clock and, per layout, what is true at the playhead. */
