@@ -200,7 +200,7 @@ export class Watch {
    * @param {Record<string, number|string>} settings @param {any[]} replies @param {string[]} names
    */
   take(key, wanted, settings, replies, names) {
-    const { t0, t1, end } = replies[0];
+    const { t0, t1 } = replies[0];
     const layouts = names.map((layout, i) => {
       const { events, requests } = replies[i];
       /** @type {Map<string, WatchEvent[]>} */ const steps = new Map();
@@ -221,7 +221,7 @@ export class Watch {
     scrub.max = String(t1);
     const s = this.where.section;
     Object.assign(s.dataset, { key, t0: String(t0), t1: String(t1), events: layouts.map((l) => `${l.layout} ${l.events.length}`).join(" ") });
-    this.where.window.textContent = `from ${clock(t0)} to ${clock(t1)} of the run's ${clock(end)}`;
+    this.where.window.textContent = `from ${clock(t0)} to ${clock(t1)}; the runs' last word comes at ${clock(this.data.end)}`;
     /** @type {HTMLButtonElement} */ (this.where.earlier).disabled = t0 <= 0;
     /** @type {HTMLButtonElement} */ (this.where.later).disabled = t1 >= this.data.end;
     this.mark();
