@@ -159,7 +159,7 @@ export class Watch {
     const s = this.where.section;
     if (s.dataset.state !== state) s.dataset.state = state;
     const words = error ? `The simulator refused this window: ${error}`
-      : old ? "These events are the settings before's, greyed: the new run's are on their way."
+      : old ? "These events are for the settings before (greyed): the new run's are on their way."
         : this.data ? "" : "The events of this window are on their way from the simulator.";
     if (this.where.note.textContent !== words) this.where.note.textContent = words;
     this.where.note.hidden = words === "";
