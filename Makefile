@@ -75,6 +75,7 @@ bench: build
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/traffic_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/price_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/hub_cost.py
+	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/watch_speed.py
 
 clean:
 	rm -rf dist build test-artifacts .pytest_cache .hypothesis

@@ -43,7 +43,8 @@ PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 WEB_FILES = ("app.js", "controls.js", "economics.js", "explorer.js", "latest.js", "python.js", "settings.js",
-             "start.js", "store.js", "traffic.js", "view.js", "worker.js", "style.css", "favicon.svg",
+             "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
+             "style.css", "favicon.svg",
              # the hub: one Python for every piece of a course page (hub.html is rendered)
              "hub.js", "hub-client.js",
              # for course sites: the one-line embed, and a course page that uses it

@@ -14,6 +14,7 @@ import { applyTheme, showFigure, showNotices, showNumbers, showStatus, showTempl
 import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
+import { Watch } from "./watch.js";
 
 const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
 const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
@@ -30,8 +31,8 @@ const FURTHER = ["rate", "economics", "ratio", "chips"]; // the panel's own part
 const FIGURE_BUDGET = 50;
 const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
-const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "explorer", "traffic", "rate", "economics",
-  "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
+const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
+  "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
 
 /** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
@@ -69,6 +70,8 @@ const traffic = new Traffic(table, {
   drop: $("traffic-file"), notices: $("trace-notices"), attribution: $("traffic-attribution"), leftOut: $("traffic-left-out"),
 }, baked.states.filter((s) => s.group === "traffic"), () => settings, (next, notices) => change(next, notices),
 { traces: baked.traces, limit: baked.trace_file_bytes }, readTrace);
+// Watch it run, beside figure 1: its events are asked for once the page has settled.
+const watch = new Watch({ call: (type, body) => python.call(type, body), current: () => ({ settings: { ...settings }, key: keyOf(settings) }) });
 { // a window from the URL within its trace (a file of one's own is fitted once it is known)
   const fitted = traffic.fit(settings);
   settings = fitted.settings;
@@ -541,6 +544,7 @@ function change(next, notices = []) {
   const window = traffic.fit(fitted.settings); // and a trace's window within the trace
   settings = window.settings;
   const job = compute(); // first: the worker computes while this thread shows the change
+  watch.change(); // its events are now the settings before's
   showNotices($("notices"), [...viewNotices, ...notices, ...[fitted.notice, window.notice].filter((n) => n !== null)]);
   showFurther();
   const params = new URLSearchParams(table.toQuery(settings));
@@ -590,6 +594,7 @@ function redrawCharts() {
   for (const [name, reply] of Object.entries(chartsOnScreen)) {
     showFigure(document.getElementById(`chart-${name}`), null, reply);
   }
+  watch.repaint();
 }
 
 // A chart whose width changed (a phone turned, a window resized) is drawn again from scratch:
@@ -693,6 +698,7 @@ async function stepped(name) {
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
  *         traffic: () => Promise<any>, loadTrace: (text: string) => Promise<any>,
  *         economics: () => Promise<any>,
+ *         watch: (layout: string, t0?: number, t1?: number) => Promise<any[]>,
  *         timings: typeof timings, shown: () => Record<string, string>,
  *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
  *         version: string}}
@@ -710,6 +716,10 @@ window.pdsplit = {
   async traffic() {
     await ready;
     return python.call("traffic", { settings: { ...settings } });
+  },
+  async watch(layout, t0, t1) {
+    await ready;
+    return (await python.call("watch", { layout, t0, t1, settings: { ...settings } })).events;
   },
   async loadTrace(text) {
     await ready;

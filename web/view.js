@@ -30,7 +30,7 @@ export const COLOUR_PROPERTIES = ["--bg", "--ink", "--muted", "--line", "--accen
  * where a colour is used, so it is read off an element that uses it).
  * @param {string} property @returns {string}
  */
-function resolved(property) {
+export function resolved(property) {
   if (!probe) {
     probe = document.createElement("span");
     probe.hidden = true;

@@ -25,9 +25,12 @@ from .watch import WEIGHT, Watched, known, window
 
 
 class Lab:
-    def __init__(self, budget=1_000_000):
+    def __init__(self, budget=1_000_000, watch_budget=None):
         # Requests the cached runs may hold in all: about 130 bytes each, so ~130 MB at most.
         self.budget = budget
+        # Recorded runs (to watch) weigh WEIGHT a request: with a watch_budget they have a
+        # cache of their own, so that watching evicts no other run; else they share the runs'.
+        self.watch_budget, self._watched, self._watched_held = watch_budget, OrderedDict(), 0
         self.simulations = 0  # layouts actually simulated: lets tests see a cache hit
         self._draws = OrderedDict()  # (seed, requests) -> Draws
         self._runs = OrderedDict()  # key -> Run; key says which layout and what it depends on
@@ -46,16 +49,19 @@ class Lab:
             self._draws.popitem(last=False)
         return found
 
-    def _remember(self, key, make, size):
-        """The run cached under key, or make() it; the oldest runs go past the budget."""
-        found = self._runs.pop(key, None)
+    def _remember(self, key, make, size, own=False):
+        """The run cached under key, or make() it; the oldest runs go past the budget (own:
+        a recorded run, in its cache of its own, past the watch_budget)."""
+        runs, budget = (self._watched, self.watch_budget) if own else (self._runs, self.budget)
+        held = "_watched_held" if own else "_held"
+        found = runs.pop(key, None)
         if found is None:
             found = (make(), size)
             self.simulations += 1
-            self._held += size
-        self._runs[key] = found
-        while self._held > self.budget and len(self._runs) > 1:
-            self._held -= self._runs.popitem(last=False)[1][1]
+            setattr(self, held, getattr(self, held) + size)
+        runs[key] = found
+        while getattr(self, held) > budget and len(runs) > 1:
+            setattr(self, held, getattr(self, held) - runs.popitem(last=False)[1][1])
         return found[0]
 
     def run(self, layout, s):
@@ -104,7 +110,7 @@ class Lab:
         key = ("watched", known(layout, layouts_of(s))) + depends(layout, s, self.sources.key(s))
         work = self.workload(s)
         return self._remember(key, lambda: Watched(layout, getattr(layouts, layout)(
-            work, s, record=True), work), WEIGHT * s.requests)
+            work, s, record=True), work), WEIGHT * s.requests, self.watch_budget is not None)
 
     def runs(self, s):
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""

@@ -112,6 +112,18 @@ class Passes:
     def __init__(self, lane, index, passes):
         self.lane, self.index, self.passes = lane, index, passes
         self.ends = [clock + m * d for clock, d, m, _, _ in passes]  # as its clock moved
+        self.before, done = [], 0  # steps done before each run
+        for _, _, m, _, _ in passes:
+            self.before.append(done)
+            done += m
+        self.count = done
+
+    def times(self, k):
+        """Step k's start and end (from 1), in the arithmetic of `within`."""
+        n = bisect_right(self.before, k - 1) - 1
+        clock, d = self.passes[n][0], self.passes[n][1]
+        q = k - 1 - self.before[n]
+        return clock + q * d, clock + (q + 1) * d
 
     def within(self, t0, t1):
         out = []
@@ -136,6 +148,9 @@ class Watched:
     def __init__(self, layout, run, work):
         self.run = run
         self.lanes = []  # what finds each lane's events in a window: Intervals, Steps, Passes
+        self.arrivals, self.words = work.arrivals, work.replies
+        self.read_at = {}  # request -> when its read began (a shared GPU's, a reader's, a local one)
+        self.writing = []  # (lane, index, Steps or Passes, Served, requests) of each writing GPU
         if layout == "split":
             starts, ends, who = run.handed["reads"]
             departs, reach = run.handed["departs"], run.handed["reach"]
@@ -143,6 +158,7 @@ class Watched:
             for i, (start, end) in enumerate(zip(starts, ends)):
                 if end is not None:  # read by a reader (in arrival order), then across the link
                     r = who[len(reads)]
+                    self.read_at[i] = start
                     reads.append((start, "reader", r, end, "read", i, 0, work.prompts[i]))
                     crossings.append((departs[i], "link", 0, reach[i], "cross", i, 0, 0))
             self.lanes += [Intervals([e for e in reads if e[2] == r])
@@ -150,8 +166,9 @@ class Watched:
             self.lanes.append(Intervals(crossings))
             self.gpus("writer", run.gpus, work)
         elif layout == "chunked":
-            self.lanes += [Passes("gpu", g, served.passes)
-                           for g, (served, _) in enumerate(run.gpus)]
+            for g, (served, requests) in enumerate(run.gpus):
+                self.lanes.append(Passes("gpu", g, served.passes))
+                self.writing.append(("gpu", g, self.lanes[-1], served, requests))
         else:
             self.gpus("gpu", run.gpus, work)
 
@@ -160,7 +177,11 @@ class Watched:
         GPU's; a writer's local ones)."""
         for g, (served, requests) in enumerate(gpus):
             self.lanes.append(Steps(lane, g, served, [work.replies[i] for i in requests]))
+            self.writing.append((lane, g, self.lanes[-1], served, requests))
             clocks = served.clocks
+            for n, (_, _, j) in enumerate(clocks):
+                if j >= 0:
+                    self.read_at[requests[j]] = clocks[n - 1][1]
             self.lanes.append(Intervals(  # a read, from the clock's value before it to its end
                 (clocks[n - 1][1], lane, g, clock, "read", requests[j], 0,
                  work.prompts[requests[j]]) for n, (_, clock, j) in enumerate(clocks) if j >= 0))
@@ -175,3 +196,50 @@ class Watched:
         return [{"lane": lane, "index": index, "kind": kind, "start": start, "end": end,
                  "request": request, "replies": replies, "tokens": tokens}
                 for start, lane, index, end, kind, request, replies, tokens in found]
+
+    def end(self):
+        """When the run's last word is written (seconds): no event ends later."""
+        return max((max(served.first, default=0.0) if not steps.count else
+                    max(steps.times(steps.count)[1], max(served.first))
+                    for _, _, steps, served, _ in self.writing), default=0.0)
+
+    def requests(self, t0, t1):
+        """What the events leave out and the page needs at a playhead, for every request that
+        arrived before t1 and whose last word comes after t0: its arrival, when its read
+        began (None on the chunked layout, whose GPUs read prompts a chunk at a time), the lane
+        and index of the GPU that writes it, its first and last words' times, and `word`, its
+        last word at t0 or before (None if its first comes after t0). Between t0 and t1 a
+        reply's other words are the ends of its GPU's steps that start at its first word or
+        later: every step of a GPU writes a word of each reply in its slots."""
+        out = []
+        for lane, index, steps, served, requests in self.writing:
+            k_t0 = last_ending(steps, t0)  # the GPU's last step that ended by t0 (0: none)
+            for j, i in enumerate(requests):
+                if self.arrivals[i] >= t1:
+                    continue
+                first, k1 = served.first[j], served.last_step[j]
+                last = steps.times(k1)[1] if self.words[i] > 1 else first
+                if last <= t0:
+                    continue
+                word = None
+                if first <= t0:
+                    word = first
+                    if k_t0 and steps.times(k_t0)[0] >= first - EPS:
+                        word = steps.times(k_t0)[1]
+                out.append({"request": i, "arrival": self.arrivals[i],
+                            "read": self.read_at.get(i), "lane": lane, "index": index,
+                            "first": first, "last": last, "word": word})
+        out.sort(key=lambda r: r["request"])
+        return out
+
+
+def last_ending(steps, t):
+    """The last of a GPU's steps to end at t or before (0 if none did)."""
+    lo, hi = 0, steps.count  # steps' ends grow with k
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if steps.times(mid)[1] <= t:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -19,7 +19,9 @@ The web worker holds one `Page` and passes every message to `handle`:
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
       -> {"t0", "t1", "events": <sim.watch's list>}: every event of the layout's run that
          overlaps the window (docs/model.md: "Watch it run: the events"); without t0 and t1,
-         the default window (figure 1's, widened to 2 s: show/watch.py), and the reply says which
+         the default window (figure 1's, widened to 2 s: show/watch.py), and the reply says which;
+         also "requests", what the page shows at a playhead beyond the events (Watched.requests),
+         and "end", when the run's last word is written (how far the window may move)
   {"type": "trace", "text": "<a trace file's text>", "name": "<its file name>"}
       -> {"trace": {"name", "trace_requests", "left_out"}}: the page's lab keeps it, and
          every request with "traffic": "own" replays it from then on
@@ -33,7 +35,7 @@ from time import perf_counter
 
 from ..model import costs
 from ..model.lab import Lab
-from ..model.watch import window
+from ..model.watch import WEIGHT, window
 from ..settings import Settings
 from ..workload.tracefile import read_text
 from .figures import FIGURES
@@ -44,6 +46,10 @@ from .watch import default_window
 # the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
 # last request draws from cached runs instead of simulating again; about 35 MB in Pyodide.
 BUDGET = 400_000
+# Recorded runs (to watch) have a bound of their own, so that watching never evicts the runs
+# the figures need: the three layouts at the page's largest count (6,000 requests, weighed
+# WEIGHT each), about 16 MB in Pyodide. A new setting's recorded runs take the old ones' place.
+WATCH_BUDGET = 3 * WEIGHT * 6_000
 SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
 # The largest trace file the page reads (the page refuses a larger one before reading it): a
 # browser tab holds the file's text and its requests, and a phone has little memory to spare.
@@ -52,7 +58,7 @@ TRACE_FILE_BYTES = 50 * 10**6
 
 class Page:
     def __init__(self):
-        self.lab = Lab(budget=BUDGET)
+        self.lab = Lab(budget=BUDGET, watch_budget=WATCH_BUDGET)
         # The pieces of the figures asked for lately, by (name, settings): a figure is asked
         # for again and again, a slice at a time, and listing its pieces is not free.
         self._pieces = OrderedDict()
@@ -144,7 +150,9 @@ def watch_message(lab, s, request):
                          "default window)")
     lab.watched(layout, s)  # the layout checked (and its run recorded) first
     t0, t1 = window(*(default_window(lab, s) if t0 is None else (t0, t1)))
-    return {"t0": t0, "t1": t1, "events": lab.watch(layout, t0, t1, s)}
+    watched = lab.watched(layout, s)
+    return {"t0": t0, "t1": t1, "events": lab.watch(layout, t0, t1, s),
+            "requests": watched.requests(t0, t1), "end": watched.end()}
 
 
 def footer():

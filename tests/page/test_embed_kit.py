@@ -105,8 +105,8 @@ def test_bad_view_values_are_said_and_the_piece_goes_on(browser, site):
         notices = page.text_content("#notices")
         assert page.is_visible("#notices")
         assert ("show=link,bogus: bogus is not a part; the parts are headline, numbers, controls, goodput, "
-                "gap, stall, link, prompt, explorer, traffic, rate, economics, verdict, ratio, chips, know, "
-                "traces_ratio, footer. Showing link.") in notices
+                "gap, stall, link, prompt, watch, explorer, traffic, rate, economics, verdict, ratio, chips, "
+                "know, traces_ratio, footer. Showing link.") in notices
         assert "theme=purple is not one of auto, light, dark; using auto" in notices
         assert ("controls=link,speed: speed is not a slider; the sliders are rps, prompt, reply, link, "
                 "ttft_target, gap_target, traffic, arrivals, trace_start.") in notices
@@ -164,9 +164,30 @@ def test_embed_mode_fits_a_course_column(browser, site, width):
     try:
         page.evaluate("window.pdsplit.settled()")
         assert not page.is_visible("body > header")
-        for selector in ("#headline", "#table", "#slider-gap_target", "#chart-goodput", "#chart-prompt", "footer"):
+        for selector in ("#headline", "#table", "#slider-gap_target", "#chart-goodput", "#chart-prompt", "#watch-canvas", "footer"):
             assert page.is_visible(selector), selector
         assert_fits(page)
+        assert page.watch.console_errors() == []
+    finally:
+        page.context.close()
+
+
+def test_show_watch_is_a_piece_of_its_own(browser, site):
+    """show=watch: Watch it run alone, its events the native run's, and no chart worked out."""
+    import sim
+    from sim.show.watch import default_window
+
+    page = open_page(browser, site + "?embed=1&show=watch&rps=6", 375, 740)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        assert page.is_visible("#watch-canvas") and not page.is_visible("#chart-stall")
+        assert page.evaluate("['goodput', 'gap', 'stall', 'link', 'prompt'].map(n => window.pdsplit.figure(n))") == [None] * 5
+        page.wait_for_function("document.getElementById('watch').dataset.state === 'current'")
+        data = page.evaluate("({...document.getElementById('watch').dataset})")
+        lab, s = sim.Lab(), sim.Settings(rps=6)
+        t0, t1 = default_window(lab, s)
+        assert (float(data["t0"]), float(data["t1"])) == (t0, t1)
+        assert data["events"] == " ".join(f"{layout} {len(lab.watch(layout, t0, t1, s))}" for layout in ("shared", "split"))
         assert page.watch.console_errors() == []
     finally:
         page.context.close()

@@ -5,6 +5,7 @@ course page, in both themes."""
 import pytest
 
 from conftest import BOOT_TIMEOUT, ROOT, Watch
+from test_page_watch import MID_READ
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -28,6 +29,8 @@ CASES = [  # what is scanned, the reader's preference
     ("?embed=1&show=headline,controls", "dark"),
     ("?embed=1&show=link&controls=link&rps=10", "light"),
     ("?embed=1&show=gap&controls=rps&theme=dark", "light"),
+    ("?embed=1&show=watch", "light"),  # Watch it run, its events on screen, mid-read
+    ("?embed=1&show=watch&chunk=512", "dark"),
     ("embed-example.html", "light"),
     ("embed-example.html", "dark"),
 ]
@@ -57,6 +60,9 @@ def test_no_serious_accessibility_violation(browser, site, axe_source, target, p
                 frame.evaluate("window.pdsplit.settled()")
         else:
             page.evaluate("window.pdsplit.settled()")
+        if "show=watch" in target:  # its events on screen, the playhead past the target in a read
+            page.wait_for_function("document.getElementById('watch').dataset.state === 'current'")
+            page.evaluate(MID_READ)
         page.add_script_tag(content=axe_source)
         violations = page.evaluate(SCAN)
         assert violations == [], "\n".join(f"{v['impact']} {v['id']}: {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in violations)

@@ -80,8 +80,13 @@ def test_the_page_answers_a_window_with_the_apis_events():
     page = Page()
     reply = ask(page, {"type": "watch", "layout": "split", "t0": 22.4, "t1": 22.8,
                        "settings": {"link_sharing": "queued", "link": 5}})
+    s = sim.Settings(link_sharing="queued", link=5.0)
+    watched = sim.Lab().watched("split", s)
     assert reply == {"t0": 22.4, "t1": 22.8,
-                     "events": sim.watch("split", 22.4, 22.8, link_sharing="queued", link=5.0)}
+                     "events": sim.watch("split", 22.4, 22.8, link_sharing="queued", link=5.0),
+                     # what the page shows at a playhead beyond the events, from the same run
+                     "requests": watched.requests(22.4, 22.8), "end": watched.end()}
+    assert reply["requests"] and reply["end"] >= max(e["end"] for e in reply["events"])
 
 
 def test_the_page_answers_no_window_with_the_default_one_and_says_which():
