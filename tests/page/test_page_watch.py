@@ -68,7 +68,7 @@ def test_the_section_shows_the_current_runs_events(watching):
     the old ones and then shows the new run's."""
     watching.evaluate("window.pdsplit.set({})")
     watching.evaluate("window.pdsplit.settled()")
-    shown(watching)
+    data = shown(watching)
     t0, t1, want = native(watching.evaluate("() => window.pdsplit.settings()"))
     assert (float(data["t0"]), float(data["t1"])) == (t0, t1)
     assert data["events"] == " ".join(f"{layout} {len(events)}" for layout, events in want.items())
@@ -76,7 +76,7 @@ def test_the_section_shows_the_current_runs_events(watching):
     assert watching.evaluate("document.getElementById('watch').dataset.state") == "old"
     assert watching.locator("#watch-note").is_visible()
     watching.evaluate("window.pdsplit.settled()")
-    shown(watching)
+    data = shown(watching)
     t0, t1, want = native(watching.evaluate("() => window.pdsplit.settings()"))
     assert (float(data["t0"]), float(data["t1"])) == (t0, t1)
     assert data["events"] == " ".join(f"{layout} {len(events)}" for layout, events in want.items())
