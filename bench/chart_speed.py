@@ -12,7 +12,6 @@ drift, so the targets are ratios of p95s measured in one run:
 - slider to numbers under 50 ms at p95.
 """
 
-import os
 import statistics
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_speed import ARGS, CURRENT_KEY, p95, serve  # noqa: E402
+from page_speed import CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
 
 import sim  # noqa: E402
 from sim.show.curves import points  # noqa: E402
@@ -84,12 +83,7 @@ def native(settings):
 
 
 def run(browser, base, start):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.set_default_timeout(120_000)
-    page.add_init_script(DRAW_TIMES)
-    page.goto(base + start)
-    page.evaluate("window.pdsplit.ready")
-    page.evaluate("window.pdsplit.settled()")
+    page = booted(browser, base + start, DRAW_TIMES)
     page.evaluate(LISTEN)
     page.evaluate("window.__drawTimes = {}")
     runs = []
@@ -106,8 +100,7 @@ def main():
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                    args=ARGS)
+        browser = launch(p)
         measured = {name: run(browser, base, start) for name, start in STARTS.items()}
         browser.close()
     server.shutdown()

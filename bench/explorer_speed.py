@@ -7,7 +7,6 @@ median and p95, against the targets (p95 under 100 ms and 400 ms). The panel's o
 (DistServe's goodput, the best ratio) follow later, in the figures' lane, and are timed too.
 """
 
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_speed import ARGS, CURRENT_KEY, LISTEN, p95, serve  # noqa: E402
+from page_speed import CURRENT_KEY, LISTEN, booted, launch, p95, serve  # noqa: E402
 
 START = "?gpus=4&readers=2&chunk=512&routing=least-loaded&rps=8"  # opens the panel
 # (slider, key): the GPUs go 4 -> 8 and back, the load up, so every setting is new
@@ -48,13 +47,8 @@ def main():
     server = serve()
     url = f"http://127.0.0.1:{server.server_address[1]}/{START}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                    args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(120_000)
-        page.goto(url)
-        page.evaluate("window.pdsplit.ready")
-        page.evaluate("window.pdsplit.settled()")
+        browser = launch(p)
+        page = booted(browser, url)
         page.evaluate(LISTEN)
         runs = [change(page, *PRESSES[k % len(PRESSES)]) for k in range(CHANGES)]
         settings = page.evaluate("window.pdsplit.settings()")

@@ -108,6 +108,29 @@ def serve():
     return server
 
 
+def launch(playwright):
+    """Headless Chromium with the checker's flags: $CHROMIUM, else Debian's."""
+    return playwright.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=ARGS)
+
+
+def booted(browser, url, script=None, timeout=180_000):
+    """A new page at url (with `script` run before the page's own), once every chart is drawn."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(timeout)
+    if script:
+        page.add_init_script(script)
+    page.goto(url)
+    page.evaluate("window.pdsplit.ready")
+    page.evaluate("window.pdsplit.settled()")
+    return page
+
+
+def served():
+    """dist/ served on a free port of this machine: the server, and the page's URL."""
+    server = serve()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
 def new_page(browser, cores, snapshot=True):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     if cores:

@@ -8,7 +8,6 @@ and p95. A price changes no simulation, so this is the page's own path (the numb
 charts, then the rate goodput and the economics in the figures' lane, all from cached runs).
 """
 
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_speed import ARGS, p95, serve  # noqa: E402
+from page_speed import booted, launch, p95, serve  # noqa: E402
 
 START = "?gpus=8&readers=3&rps=16&reader_gpu=H100"  # Splitwise-HA's state: opens the panel
 CHANGES = 12
@@ -45,13 +44,8 @@ def main():
     server = serve()
     url = f"http://127.0.0.1:{server.server_address[1]}/{START}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                    args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(120_000)
-        page.goto(url)
-        page.evaluate("window.pdsplit.ready")
-        page.evaluate("window.pdsplit.settled()")
+        browser = launch(p)
+        page = booted(browser, url)
         page.evaluate(LISTEN)
         runs = [change(page, 2.05 + 0.1 * k) for k in range(CHANGES)]
         browser.close()

@@ -10,23 +10,15 @@
 """
 
 import argparse
-import functools
-import http.server
-import os
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from sim import check  # noqa: E402
-
-DIST = ROOT / "dist"
-ARGS = ["--headless", *check.CHROMIUM_ARGS]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from page_speed import booted, launch, p95, served  # noqa: E402
 MEMORY_GROWTH = 1.5
 
 # From a change of the choice (or the file input) to the numbers of the settings it made.
@@ -42,17 +34,6 @@ SINCE_CHANGE = """() => {
 }"""
 
 
-def p95(values):
-    values = sorted(values)
-    return values[-(-95 * len(values) // 100) - 1]
-
-
-def serve():
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(DIST))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def numbers_after(page):
@@ -66,14 +47,10 @@ def main(argv=None):
     parser.add_argument("--changes", type=int, default=12)
     parser.add_argument("--megabytes", type=float, default=10.0)
     args = parser.parse_args(argv)
-    server, base = serve()
+    server, base = served()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(180_000)
-        page.goto(base + "?traffic=lesson")
-        page.evaluate("window.pdsplit.ready")
-        page.evaluate("window.pdsplit.settled()")
+        browser = launch(pw)
+        page = booted(browser, base + "?traffic=lesson")
         page.evaluate(LISTEN)
         took = []
         for k in range(args.changes):

@@ -11,22 +11,14 @@
 """
 
 import argparse
-import functools
-import http.server
-import os
 import statistics
 import sys
-import threading
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from sim import check  # noqa: E402
-
-DIST = ROOT / "dist"
-ARGS = ["--headless", *check.CHROMIUM_ARGS]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from page_speed import booted, launch, served  # noqa: E402
 LONG_FRAMES = 0.05
 MEMORY_GROWTH = 1.5
 
@@ -53,16 +45,6 @@ TIMED = """async ([layout, seed, t0]) => {
 CURRENT = "() => document.getElementById('watch').dataset.state === 'current'"
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def serve():
-    handler = functools.partial(Quiet, directory=str(DIST))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def move(page, button):
@@ -77,14 +59,11 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--moves", type=int, default=50)
     args = parser.parse_args(argv)
-    server, base = serve()
+    server, base = served()
     ok = True
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(180_000)
-        page.goto(base)
-        page.evaluate("window.pdsplit.settled()")
+        browser = launch(pw)
+        page = booted(browser, base)
         page.locator("#watch").scroll_into_view_if_needed()
         page.wait_for_function(CURRENT)
         page.select_option("#watch-speed", "1")
