@@ -28,7 +28,6 @@ export class Job {
   constructor(settings, key, figures, numbers = true, sketched = []) {
     this.settings = settings;
     this.key = key;
-    this.figures = figures; // names, in the order to draw them
     /** What to ask for, in turn: sketches first, then each figure whole. */
     this.steps = [...figures.filter((name) => sketched.includes(name)).map((name) => ({ name, sketch: true })),
       ...figures.map((name) => ({ name, sketch: false }))];
