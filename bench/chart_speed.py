@@ -9,7 +9,8 @@ time of the same simulations: a fresh `sim.Lab`, a compare at every load of the 
 explorer's load axis found first, as the page finds it). This machine's absolute times
 drift, so the targets are ratios of p95s measured in one run:
 - first movement at most 1.5x the native p95, both charts complete at most 3.8x;
-- slider to numbers under 50 ms at p95.
+- slider to numbers at p95 under the page's own targets: 50 ms at the lesson's settings
+  (page_speed's), 100 ms at the explorer's (explorer_speed's).
 """
 
 import statistics
@@ -28,7 +29,7 @@ from sim.show.curves import points  # noqa: E402
 STEPS = 16
 STARTS = {"lesson": "", "explorer": "?gpus=4&readers=2&chunk=512&routing=least-loaded"}
 TARGETS = {"partial": 1.5, "charts": 3.8}  # times the native p95
-NUMBERS = 50.0  # ms, p95
+NUMBERS = {"lesson": 50.0, "explorer": 100.0}  # ms, p95: page_speed's and explorer_speed's targets
 
 LISTEN = """() => {
     const b = window.__bench = {down: [], numbers: [], partial: [], charts: []};
@@ -111,9 +112,9 @@ def main():
         print(f"  {name}: the same simulations natively, median {statistics.median(work):6.1f} ms,"
               f" p95 {base_p95:6.1f} ms")
         numbers = [took["numbers"] for took, _ in runs]
-        met = p95(numbers) < NUMBERS
+        met = p95(numbers) < NUMBERS[name]
         print(f"    slider to numbers      median {statistics.median(numbers):6.1f} ms, p95 "
-              f"{p95(numbers):6.1f} ms  (target p95 < {NUMBERS:.0f} ms: {'met' if met else 'NOT met'})")
+              f"{p95(numbers):6.1f} ms  (target p95 < {NUMBERS[name]:.0f} ms: {'met' if met else 'NOT met'})")
         for kind, words in (("partial", "first movement"), ("charts", "both charts complete")):
             values = [took[kind] for took, _ in runs]
             ratio = p95(values) / base_p95

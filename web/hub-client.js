@@ -202,7 +202,9 @@ export class SharedPython {
    * @param {string} type @param {Object} [body] @returns {Promise<any>}
    */
   async call(type, body = {}) {
-    await this.ready();
+    // Sent at once when the hub's worker is ready (no await before it), so that it computes
+    // while this piece goes on drawing; else once it is.
+    if (this.own || this.gaveUp || this.state !== "ready") await this.ready();
     if (this.own) return this.own.call(type, body);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -246,11 +246,13 @@ export class Python {
    * @param {string} type @param {Object} [body] @returns {Promise<any>}
    */
   async call(type, body = {}) {
-    let worker;
-    do { // a worker lost just after its boot is replaced by one that has yet to boot
+    // A booted worker is asked at once, with no await before it, so that it computes while
+    // the caller goes on in this turn (drawing the last reply); otherwise after its boot.
+    let worker = this.worker;
+    while (this.gaveUp || !worker.booted) { // a worker lost just after its boot is replaced by one yet to boot
       await this.ready();
       worker = this.worker;
-    } while (!worker.booted);
+    }
     try {
       const result = await worker.call(type, body, DEADLINES[/** @type {keyof DEADLINES} */ (type)] ?? 0);
       if (type === "compare" || type === "figure") {

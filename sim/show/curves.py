@@ -12,6 +12,7 @@ from functools import partial
 from ..model import costs
 from ..model.lab import BISECTION_STEPS, layouts_of
 from ..model.layouts import chip
+from ..model.metrics import measure
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
 from .report import an, layouts, ms, number, percent, tag
@@ -117,8 +118,14 @@ def load_axis(lab, s):
 
 def runs_of(lab, settings):
     """A piece for each layout of each setting: one run at most each, so that a newer
-    setting waits for no more than one run in the page's worker."""
-    return [partial(lab.run, layout, p) for p in settings for layout in layouts_of(p)]
+    setting waits for no more than one run in the page's worker. Each run is measured in
+    its piece too (its percentiles, kept on the run), so that drawing the chart after the
+    last piece does not sort every run's numbers at once."""
+    return [partial(measured, lab, layout, p) for p in settings for layout in layouts_of(p)]
+
+
+def measured(lab, layout, s):
+    measure(lab.run(layout, s))
 
 
 def needs_along(over):
@@ -147,8 +154,10 @@ def sketch_along(over, draw):
 
 
 def link_needs(lab, s):
-    """The split at each link speed, then the bisection for the crossover, a step a piece."""
-    runs = runs_of(lab, [s.but(link=v) for v in points(lab, "link", s)])
+    """The split at each link speed (its sketch's first), then the bisection for the
+    crossover, a step a piece."""
+    ordered = sketch_first(points(lab, "link", s), sketch_points("link", s))
+    runs = runs_of(lab, [s.but(link=v) for v in ordered])
     return runs + [partial(lab.crossover_step, s)] * (BISECTION_STEPS + 2)
 
 
@@ -221,11 +230,12 @@ def gap_by_rps(lab, s, xs=None):
     return fig, caption + "."
 
 
-def goodput_by_link(lab, s):
-    """Figure 3: goodput against link speed (log), the crossover marked."""
-    cross = lab.crossover(s)
-    links = list(points(lab, "link", s))
-    if cross["link"] is not None and cross["link"] < links[0]:
+def goodput_by_link(lab, s, xs=None):
+    """Figure 3: goodput against link speed (log), the crossover marked. At xs alone (its
+    sketch), without the crossover: the bisection that finds it comes after every link speed."""
+    cross = lab.crossover(s) if xs is None else None
+    links = list(points(lab, "link", s) if xs is None else xs)
+    if cross and cross["link"] is not None and cross["link"] < links[0]:
         links.insert(0, cross["link"])
     rows = along(lab, s, "link", links)
     x = [v for v, _ in rows]
@@ -239,6 +249,8 @@ def goodput_by_link(lab, s):
     layout = base_layout("link speed (GB/s, log scale)", "goodput (%)",
                          xaxis={"type": "log", **log_ticks(x)},
                          yaxis={"range": [-3, 103], "ticksuffix": "%"})
+    if cross is None:
+        return {"data": data, "layout": layout}, None
     layout["meta"] = {"crossover": cross["link"], "verdict": cross["verdict"]}
     if cross["verdict"] == "between":
         g = cross["link"]

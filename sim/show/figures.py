@@ -64,7 +64,8 @@ FIGURES = {
     "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps"),
                   sketch=sketch_along("rps", gap_by_rps)),
     "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
-    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs),
+    "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs,
+                   sketch=sketch_along("link", goodput_by_link)),
     "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt"),
                      sketch=sketch_along("prompt", goodput_by_prompt)),
     "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0},

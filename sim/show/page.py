@@ -10,10 +10,11 @@ The web worker holds one `Page` and passes every message to `handle`:
          simulated (for about SLICE seconds), so the page can ask for a newer setting
          first; once every piece is done the reply also holds "figure" (a Plotly dict),
          "caption" (text), and the caption as "template" and "shown", as for the headline.
-      With "sketch": true, a chart that has a sketch (sim.show.figures: Figure.sketch) whose
-      pieces are done when the slice is over, but not all its pieces, replies with "sketch"
-      too (a Plotly dict of the chart at fewer points, each exact), so that the page shows it
-      at once and asks for the rest from "next"; otherwise as above.
+      With "sketch": true, a chart that has a sketch (sim.show.figures: Figure.sketch) replies
+      with "sketch" too (a Plotly dict of the chart at fewer points, each exact) as soon as
+      the sketch's pieces are simulated, or at the slice's end if they are done by then but
+      not all the chart's pieces, so that the page shows it at once and asks for the rest
+      from "next"; otherwise as above.
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
@@ -113,15 +114,21 @@ class Page:
             raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
         if not isinstance(sketch, bool):
             raise ValueError(f"sketch must be true or false; got {sketch!r}")
-        began = perf_counter()
+        needed, drawing = figure.sketch(self.lab, s) if sketch and figure.sketch else (None, None)
+        began, simulations = perf_counter(), self.lab.simulations
         while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
             pieces[part]()
             part += 1
-            if perf_counter() - began > SLICE and part < len(pieces):
-                if sketch and figure.sketch:  # the sketch, if its pieces are done
-                    needed, drawing = figure.sketch(self.lab, s)
-                    if part >= needed:
-                        return {"parts": len(pieces), "next": part, "sketch": drawing()}
+            if part == len(pieces):
+                break
+            # The sketch as soon as its pieces are done, if they took simulating (when all
+            # were cached the rest likely are too, and the whole chart is as quick).
+            ready = needed is not None and part >= needed
+            if ready and part == needed and self.lab.simulations > simulations:
+                return {"parts": len(pieces), "next": part, "sketch": drawing()}
+            if perf_counter() - began > SLICE:
+                if ready:
+                    return {"parts": len(pieces), "next": part, "sketch": drawing()}
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
 

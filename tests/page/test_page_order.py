@@ -17,12 +17,38 @@ REQUESTS = """
     };
 """
 MAIN = {"goodput", "gap"}
+# And in one log, as they happen: each request sent, each reply heard (before the page hears
+# it), each draw of a chart.
+LOG = """
+    window.__log = [];
+    const Real = Worker;
+    window.Worker = class extends Real {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener("message", (e) => window.__log.push(["reply", e.data?.id]));
+        }
+    };
+    const send = Worker.prototype.postMessage;
+    Real.prototype.postMessage = function (message, ...rest) {
+        window.__log.push(["send", message?.id]);
+        return send.call(this, message, ...rest);
+    };
+    let plotly;
+    Object.defineProperty(window, "Plotly", { configurable: true, get: () => plotly, set(real) {
+        plotly = real;
+        const react = real.react;
+        real.react = function (chart, ...rest) {
+            window.__log.push(["draw", chart.id]);
+            return react.call(this, chart, ...rest);
+        };
+    } });
+"""
 
 
 @pytest.fixture(scope="module")
 def one_worker(browser, site):
     """A booted page on a device of two cores: one worker computes everything."""
-    page = open_page(browser, site, cores=2, script=REQUESTS)
+    page = open_page(browser, site, cores=2, script=REQUESTS + LOG)
     page.evaluate("window.pdsplit.settled()")
     assert list(page.evaluate("window.pdsplit.memory()")) == ["numbers"]
     yield page
@@ -60,3 +86,21 @@ def test_nothing_dims_at_a_change_and_what_is_slow_dims_later(one_worker):
     assert page.evaluate("Array.from(document.querySelectorAll('.pending'), e => e.id)") == []
     page.evaluate("window.pdsplit.set({requests: 600, seed: 7})")
     page.evaluate("window.pdsplit.settled()")
+
+
+def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
+    """A reply's next request goes to the worker before the reply is drawn (a draw takes
+    ~30 ms here, and the worker would wait for it): between the reply a main chart's draw
+    shows and the draw, a request is sent. Only the last draw has none: the figures, on this
+    one worker, wait for the main charts."""
+    page = one_worker
+    page.evaluate("window.__log.length = 0")
+    page.evaluate("window.pdsplit.set({prompt: 1700, reply: 230})")
+    page.evaluate("window.pdsplit.settled()")
+    log = page.evaluate("window.__log")
+    draws = [i for i, (kind, what) in enumerate(log)
+             if kind == "draw" and what.removeprefix("chart-") in MAIN]
+    assert len(draws) >= 4  # each main chart's sketch, then each whole
+    for i in draws[:-1]:
+        heard = max(j for j in range(i) if log[j][0] == "reply")
+        assert any(kind == "send" for kind, _ in log[heard + 1:i]), log[heard:i + 1]

@@ -172,6 +172,10 @@ def test_mid_read_on_a_shared_gpu_fits_and_is_shot(browser, site, artifacts, wid
         for selector in ["#watch-play", "#watch-prev", "#watch-next", "#watch-speed", "#watch-earlier",
                          "#watch-later", "#watch-scrub"]:
             assert page.locator(selector).bounding_box()["height"] >= 40, selector
+        label, choice = (page.locator(f).bounding_box() for f in ('label[for="watch-speed"]', "#watch-speed"))
+        middle = lambda box: box["y"] + box["height"] / 2  # noqa: E731
+        assert abs(middle(label) - middle(choice)) < choice["height"] / 2 and label["x"] < choice["x"], \
+            "the Speed label sits just before its choice, on its line, however the row wraps"
         if width >= 600:
             page.locator("#watch").screenshot(path=str(artifacts / f"watch-{width}x{height}.png"))
         else:  # the section is taller than a phone: the screen, the lanes and controls in view

@@ -9,6 +9,7 @@ import pytest
 import sim
 from sim.show.curves import sketch_points
 from sim.show.figures import FIGURES
+from sim.show import page as page_module
 from sim.show.page import Page
 
 SKETCHED = [name for name, f in FIGURES.items() if f.sketch]
@@ -39,8 +40,8 @@ def sketch_then_whole(page, name, settings):
     raise AssertionError("unreachable")
 
 
-def test_the_main_charts_and_figure_4_have_sketches():
-    assert SKETCHED == ["goodput", "gap", "prompt"]
+def test_the_main_charts_and_figures_3_and_4_have_sketches():
+    assert SKETCHED == ["goodput", "gap", "link", "prompt"]
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
@@ -52,7 +53,7 @@ def test_every_point_of_a_sketch_is_the_whole_charts_point(name, settings):
     assert sketch is not None, "a sketch comes before the whole chart"
     drawn = FIGURES[name].render(sim.Lab(), sim.Settings.make(**settings))
     assert whole["figure"] == json.loads(json.dumps(drawn["figure"]))  # the sketch changed nothing
-    over = "prompt" if name == "prompt" else "rps"
+    over = {"prompt": "prompt", "link": "link"}.get(name, "rps")
     s = sim.Settings.make(**settings)
     wanted = list(sketch_points(over, s))
     lines = {trace["name"]: trace for trace in whole["figure"]["data"]}
@@ -100,8 +101,8 @@ def test_once_the_whole_chart_is_known_a_sketch_request_gets_it_whole():
 def test_a_figure_without_a_sketch_comes_whole_when_asked_for_one():
     page = Page()
     part = 0
-    while "figure" not in (reply := ask(page, {"type": "figure", "name": "link", "part": part,
-                                               "sketch": True, "settings": {}})):
+    while "figure" not in (reply := ask(page, {"type": "figure", "name": "ratio", "part": part,
+                                               "sketch": True, "settings": {"gpus": 4}})):
         assert "sketch" not in reply
         part = reply["next"]
 
@@ -110,3 +111,15 @@ def test_a_bad_sketch_value_is_refused():
     reply = ask(Page(), {"type": "figure", "name": "goodput", "part": 0, "sketch": "yes",
                          "settings": {}})
     assert reply == {"error": "sketch must be true or false; got 'yes'"}
+
+
+@pytest.mark.parametrize("name", SKETCHED)
+def test_a_sketch_comes_as_soon_as_its_pieces_are_simulated(name, monkeypatch):
+    """Not at the end of the slice: with a slice that never ends, the reply comes with the
+    sketch exactly when its last piece is done, and the rest is left for the next requests."""
+    monkeypatch.setattr(page_module, "SLICE", 3600.0)
+    page, settings = Page(), {"prompt": 1300, "reply": 170}
+    needed, _ = FIGURES[name].sketch(page.lab, sim.Settings.make(**settings))
+    reply = ask(page, {"type": "figure", "name": name, "part": 0, "settings": settings, "sketch": True})
+    assert "sketch" in reply and "figure" not in reply
+    assert reply["next"] == needed < reply["parts"]
