@@ -122,13 +122,13 @@ class Page:
             if part == len(pieces):
                 break
             # The sketch as soon as its pieces are done, if they took simulating (when all
-            # were cached the rest likely are too, and the whole chart is as quick).
+            # were cached the rest likely are too, and the whole chart is as quick), else
+            # at the slice's end if they are done by then.
+            over = perf_counter() - began > SLICE
             ready = needed is not None and part >= needed
-            if ready and part == needed and self.lab.simulations > simulations:
+            if ready and (over or part == needed and self.lab.simulations > simulations):
                 return {"parts": len(pieces), "next": part, "sketch": drawing()}
-            if perf_counter() - began > SLICE:
-                if ready:
-                    return {"parts": len(pieces), "next": part, "sketch": drawing()}
+            if over:
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
 
