@@ -235,13 +235,17 @@ function drawSketch(name, reply) {
   showFigure(chart, null, { figure: reply.sketch });
   chart.classList.remove("pending");
   const caption = document.getElementById(`caption-${name}`);
-  if (caption && caption.dataset.key !== keyOf(settings)) caption.classList.add("pending");
-  filling(chart, true);
+  const older = Boolean(caption && caption.dataset.key !== keyOf(settings));
+  if (older) caption?.classList.add("pending");
+  filling(chart, true, older);
   chartsOnScreen[name] = { figure: reply.sketch };
   delete figuresOnScreen[name]; // pdsplit.figure() gives figures drawn whole, for these settings
   drawn.sketched.add(name);
   firstPoints(name, "python");
 }
+
+const SKETCH_NOTE = "A sketch for these settings: more points follow.";
+const SKETCH_OLDER = `${SKETCH_NOTE} The caption below is still for the previous settings.`;
 
 // Below each chart drawn first as a sketch, a quiet line that says so while it is one. Its room
 // is kept when it says nothing, so that the page does not move as charts fill in.
@@ -250,17 +254,21 @@ for (const name of baked.sketched) {
   if (!chart) continue;
   const note = document.createElement("p");
   note.className = "filling";
-  note.textContent = "A sketch for these settings: more points follow.";
+  note.textContent = SKETCH_OLDER; // the longer words' room, kept while it is hidden
   chart.after(note);
 }
 
 /**
- * Say by a chart, quietly, that more of its points are on their way (or no longer).
- * @param {HTMLElement|null} chart @param {boolean} on
+ * Say by a chart, quietly, that more of its points are on their way (or no longer), and
+ * whether its caption is still the earlier settings' (its numbers dotted until it is not).
+ * @param {HTMLElement|null} chart @param {boolean} on @param {boolean} [older]
  */
-function filling(chart, on) {
+function filling(chart, on, older = false) {
   const note = chart?.parentElement?.querySelector(".filling");
-  if (note && note.classList.contains("on") !== on) note.classList.toggle("on", on);
+  if (!note) return;
+  if (note.classList.contains("on") !== on) note.classList.toggle("on", on);
+  const text = on && !older ? SKETCH_NOTE : SKETCH_OLDER;
+  if (note.textContent !== text) note.textContent = text;
 }
 
 /**

@@ -26,7 +26,14 @@ DRAWS = """
             window.__draws.push(draw);
             // what the chart says once this draw's task has put it on screen
             queueMicrotask(() => {
-                draw.sketch = chart.parentElement.querySelector(".filling")?.classList.contains("on") ?? false;
+                const note = chart.parentElement.querySelector(".filling");
+                draw.sketch = note?.classList.contains("on") ?? false;
+                draw.note = note?.textContent ?? "";
+                // what the caption below says of itself: for earlier settings, its numbers dotted
+                const caption = document.getElementById(chart.id.replace("chart-", "caption-"));
+                const number = caption?.querySelector("[data-metric]");
+                draw.older = caption?.classList.contains("pending") ?? false;
+                draw.dotted = number ? getComputedStyle(number).textDecorationStyle === "dotted" : false;
             });
             return react.call(this, chart, data, ...rest);
         };
@@ -88,6 +95,10 @@ def test_a_change_shows_a_sketch_first_then_the_whole_chart(page, change):
         mine = [d for d in draws if d["id"] == f"chart-{name}"]
         assert mine[0]["sketch"], f"{name}: its first draw for the new settings is its sketch"
         assert not mine[-1]["sketch"] and mine[-1]["settings"] == settings
+        # a sketch under the caption of the settings before says so, and the caption's numbers are dotted
+        assert mine[0]["older"] and mine[0]["dotted"], name
+        assert "still for the previous settings" in mine[0]["note"], name
+        assert not mine[-1]["older"] and not mine[-1]["dotted"], name
     # the events: each main chart's first points, once, before both are complete
     partial = page.evaluate("window.__partial")
     key = partial[0]["key"]
