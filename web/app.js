@@ -10,7 +10,8 @@ import { SettingsTable, VIEW, readView } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
-import { applyTheme, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
+import { Address } from "./address.js";
+import { applyTheme, put, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
@@ -30,6 +31,8 @@ const FURTHER = ["rate", "economics", "ratio", "chips"]; // the panel's own part
 // it need not hand back every 10 ms (sim.page's slice) to let newer numbers in
 const FIGURE_BUDGET = 50;
 const DIM_AFTER = 250; // ms: what is still for earlier settings then is dimmed (style.css .pending)
+const VERDICT_WAITS = "Working it out for these settings, after the numbers and the charts…";
+const ADDRESS_AFTER = 300; // ms without a change: then the address bar follows the settings (address.js)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
   "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
@@ -209,6 +212,7 @@ function drawFigure(name, reply, source) {
   chart?.classList.remove("pending");
   caption?.classList.remove("pending");
   if (caption) caption.dataset.key = keyOf(settings);
+  if (name === "verdict") caption?.style.removeProperty("min-height"); // its room was kept
   filling(chart, false);
   firstPoints(name, source);
   figuresOnScreen[name] = reply;
@@ -356,6 +360,7 @@ function shows(main) {
     },
   };
 }
+const address = new Address(ADDRESS_AFTER);
 const numbersLane = new Latest((type, body) => python.call(type, body), shows(true));
 const figuresLane = new Latest(figureCall, shows(false));
 
@@ -378,10 +383,12 @@ function compute() {
   current = { numbers, figures, lane, held: [], mainDone: false, mainDrawn: deferred(), settled: deferred() };
   numbersLane.want(numbers);
   figuresLane.want(figures);
-  // The verdict is never shown for settings it was not worked out for: it gives way at once.
+  // The verdict is never shown for settings it was not worked out for: it gives way at once,
+  // keeping its room, so that what follows it does not move (and need not be painted again).
   const verdict = $("caption-verdict");
-  if (verdict.dataset.key !== key) {
-    verdict.textContent = "Working it out for these settings, after the numbers and the charts…";
+  if (verdict.dataset.key !== "" && verdict.dataset.key !== key) {
+    verdict.style.minHeight = `${verdict.offsetHeight}px`;
+    verdict.textContent = VERDICT_WAITS;
     verdict.dataset.key = "";
   }
   return numbers;
@@ -530,10 +537,10 @@ function drawControls() {
   traffic.show(settings, said);
   explorer.show(settings);
   const further = explorer.changed(settings);
-  $("states-keep").hidden = !further;
-  if (further) $("states-keep").textContent = "These buttons set the lesson's six sliders and keep what Go further sets; its “Back to the lesson's toy” clears that.";
+  put($("states-keep"), "hidden", !further);
+  if (further) put($("states-keep"), "textContent", "These buttons set the lesson's six sliders and keep what Go further sets; its “Back to the lesson's toy” clears that.");
   // With more GPUs or chunks the goodput chart is the explorer's figure 5 (README, figures/).
-  $("title-goodput").textContent = `${Number(settings.gpus) !== 2 || Number(settings.chunk) ? "Figure 5. " : ""}Goodput against load`;
+  put($("title-goodput"), "textContent", `${Number(settings.gpus) !== 2 || Number(settings.chunk) ? "Figure 5. " : ""}Goodput against load`);
 }
 
 /** The lesson's sliders (and its URL-only settings) of a state; the rest as they are now. @param {Record<string, number|string>} state */
@@ -558,7 +565,7 @@ function change(next, notices = []) {
   const params = new URLSearchParams(table.toQuery(settings));
   for (const [name, value] of viewQuery) params.set(name, value);
   const search = params.toString();
-  history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
+  address.want(`${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
   drawControls();
   dimIfSlow();
   refused = null; // said of the settings before
@@ -757,5 +764,6 @@ window.pdsplit = {
   async settled() {
     await ready;
     await untilShown("charts");
+    address.write(); // the address bar too, without waiting for its moment
   },
 };

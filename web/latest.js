@@ -4,7 +4,9 @@
 // If the worker was lost before it answered (an error marked `retryable`), the newest
 // settings' request goes again, to the new worker, from the first piece of its figure.
 // The next request goes out before a reply is drawn, so the worker computes while the
-// main thread draws.
+// main thread draws; and it asks for DRAWING ms of pieces instead of one slice, since the
+// main thread, drawing a chart, could not ask for the next piece meanwhile (the worker
+// would wait for it), nor send a newer setting's numbers before the draw is over.
 // A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
 // sketch first: every such chart's sketch, then every chart whole, so that each chart moves
 // soon after a change and then fills in.
@@ -59,6 +61,8 @@ export class Job {
   }
 }
 
+const DRAWING = 30; // ms: about what a chart's draw takes (bench/chart_speed.py prints it)
+
 export class Latest {
   /**
    * @param {(type: string, body: Object) => Promise<any>} call  asks the worker
@@ -92,12 +96,13 @@ export class Latest {
     this.run();
   }
 
-  /** Send the newest job's next request, if it has one. */
-  send() {
+  /** Send the newest job's next request, if it has one. @param {boolean} [drawing]  a chart is drawn meanwhile */
+  send(drawing = false) {
     const job = this.job;
     if (!job || job.done) return null;
     const request = job.request();
-    return { job, request, reply: this.call(request.type, { ...request, settings: job.settings }) };
+    const budget = drawing && request.type === "figure" ? { budget: DRAWING } : {};
+    return { job, request, reply: this.call(request.type, { ...request, ...budget, settings: job.settings }) };
   }
 
   async run() {
@@ -107,6 +112,7 @@ export class Latest {
       for (let sent = this.send(); sent; ) {
         const { job, request } = sent;
         /** @type {null | (() => void)} */ let show = null;
+        let drawing = false; // the reply shown is a chart's
         try {
           const reply = await sent.reply;
           if (job === this.job) { // else the user has moved on: drop it
@@ -119,10 +125,12 @@ export class Latest {
             } else if ("figure" in reply) {
               job.whole.add(request.name);
               job.advance();
+              drawing = true;
               show = () => this.show.figure(job, request.name, reply);
             } else if ("sketch" in reply) {
               job.parts.set(request.name, reply.next);
               job.advance();
+              drawing = true;
               show = () => this.show.sketch(job, request.name, reply);
             } else {
               job.parts.set(request.name, reply.next);
@@ -146,7 +154,7 @@ export class Latest {
             show = () => this.show.failed(job, /** @type {Error} */ (error));
           }
         }
-        sent = this.send(); // under way while this reply is drawn
+        sent = this.send(drawing); // under way while this reply is drawn
         show?.();
       }
     } finally {

@@ -6,6 +6,7 @@
 
 import { choiceRow, describe, stateButtons } from "./controls.js";
 import { keep, kept } from "./store.js";
+import { put } from "./view.js";
 
 /** @typedef {import("./settings.js").SettingsTable} SettingsTable */
 /** @typedef {import("./settings.js").Field} Field */
@@ -142,7 +143,7 @@ export class Traffic {
     const traced = Traffic.traced(s);
     const select = /** @type {HTMLSelectElement} */ (document.getElementById("choice-traffic"));
     const own = /** @type {HTMLOptionElement} */ (select.querySelector('option[value="own"]'));
-    own.disabled = !this.own && s.traffic !== "own";
+    put(own, "disabled", !this.own && s.traffic !== "own");
     const ownWords = this.own ? `A file of your own: ${this.own.name}` : "A file of your own (pick one below)";
     if (own.textContent !== ownWords) own.textContent = ownWords;
     if (select.value !== s.traffic) select.value = String(s.traffic);
@@ -160,9 +161,9 @@ export class Traffic {
     const words = said?.["settings.trace_start"] ?? "…"; // the window, once worked out for s
     const readout = /** @type {HTMLElement} */ (document.getElementById("value-trace_start"));
     if (readout.textContent !== words) readout.textContent = words;
-    slider.setAttribute("aria-valuetext", words);
-    this.where.attribution.hidden = !String(s.traffic).startsWith("azure");
-    this.where.leftOut.hidden = !traced;
+    if (slider.getAttribute("aria-valuetext") !== words) slider.setAttribute("aria-valuetext", words);
+    put(this.where.attribution, "hidden", !String(s.traffic).startsWith("azure"));
+    put(this.where.leftOut, "hidden", !traced);
   }
 
   /** Notices about a file (role="alert"). @param {string[]} lines */

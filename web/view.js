@@ -255,8 +255,22 @@ export function showStatus(element, text, kind = "info", quiet = false) {
   if (element.dataset.kind !== kind) element.dataset.kind = kind;
 }
 
+/**
+ * Set an element's property (textContent, hidden, ...) only if it differs. The page is shown
+ * again at every change, and a write, even of the same value, makes the browser lay out and
+ * paint again, in the frame that the new numbers then wait for.
+ * @param {HTMLElement} element @param {string} name @param {unknown} value
+ */
+export function put(element, name, value) {
+  const el = /** @type {any} */ (element);
+  if (el[name] !== value) el[name] = value;
+}
+
 /** @param {HTMLElement} element @param {string[]} notices */
 export function showNotices(element, notices) {
-  element.replaceChildren(...notices.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
-  element.hidden = notices.length === 0;
+  const now = [...element.children].map((li) => li.textContent);
+  if (now.length !== notices.length || now.some((text, i) => text !== notices[i])) {
+    element.replaceChildren(...notices.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  }
+  put(element, "hidden", notices.length === 0);
 }

@@ -22,8 +22,9 @@
 //              file kept from an earlier visit (store.js), so traffic=own goes on meaning it
 //   compare -> sim.show.page's reply
 //   figure  -> sim.show.page's reply; with `budget` (ms), the worker asks sim.show.page for the next
-//              pieces until that much time has passed or the figure is done, and answers
-//              the last reply: fewer round trips, for a worker that only draws figures
+//              pieces until that much time has passed, or the figure or its sketch is
+//              done, and answers the last reply: fewer round trips, for a worker that only
+//              draws figures, or while the page's main thread is drawing and could not ask
 // An error after which this Python cannot go on carries `fatal: true`.
 
 import { kept as keptTrace } from "./store.js";
@@ -268,7 +269,8 @@ self.onmessage = async (event) => {
       }
       const began = performance.now();
       let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
-      while (type === "figure" && "next" in reply && !("figure" in reply) && performance.now() - began < budget) {
+      while (type === "figure" && "next" in reply && !("figure" in reply) && !("sketch" in reply) &&
+             performance.now() - began < budget) {
         reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next })));
       }
       if ("error" in reply) self.postMessage({ id, error: reply.error });

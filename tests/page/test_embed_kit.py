@@ -119,6 +119,7 @@ def test_bad_view_values_are_said_and_the_piece_goes_on(browser, site):
         assert_native(page)
         # the view stays in the URL as the settings change, and the notices stay on screen
         page.evaluate("window.pdsplit.set({rps: 6})")
+        page.evaluate("window.pdsplit.settled()")  # and the address bar with them
         query = page.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
         assert query == {"rps": "6", "embed": "1", "show": "link,bogus", "theme": "purple", "controls": "link,speed"}
         assert "bogus is not a part" in page.text_content("#notices")

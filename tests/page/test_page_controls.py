@@ -10,21 +10,83 @@ def query(page):
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+def assert_address(page, want):
+    """The address bar comes to show `want`: it follows the settings once they stop changing."""
+    page.wait_for_function("want => JSON.stringify(Object.fromEntries(new URLSearchParams(location.search)))"
+                           " === JSON.stringify(want)", arg=want)
+    assert query(page) == want
+
+
 def test_arrow_keys_move_a_slider_and_the_url(lesson):
     lesson.evaluate("window.pdsplit.set({rps: 4, prompt: 2000, reply: 200, link: 25, ttft_target: 0.5, gap_target: 0.1, requests: 600, seed: 7})")
     lesson.focus("#slider-rps")
     lesson.keyboard.press("ArrowRight")
     assert lesson.evaluate("window.pdsplit.settings().rps") == 4.25
-    assert query(lesson) == {"rps": "4.25"}
+    assert_address(lesson, {"rps": "4.25"})
     lesson.wait_for_function("window.pdsplit.result().settings.rps === 4.25")
     assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25)
     assert lesson.text_content("#value-rps") == "4.25 req/s"
     lesson.focus("#slider-link")
     for _ in range(2):
         lesson.keyboard.press("ArrowLeft")  # 25 -> 20 -> 15 GB/s on the ladder
-    assert query(lesson) == {"rps": "4.25", "link": "15"}
+    assert_address(lesson, {"rps": "4.25", "link": "15"})
     lesson.wait_for_function("window.pdsplit.result().settings.link === 15")
     assert lesson.evaluate("window.pdsplit.result()") == sim.compare(rps=4.25, link=15)
+
+
+COUNT_WRITES = """() => {
+    window.__writes = 0;
+    const write = window.__replaceState = history.replaceState;
+    history.replaceState = function (...args) { window.__writes += 1; return write.apply(this, args); };
+}"""
+
+
+def test_the_address_is_written_once_the_settings_stop_changing(lesson):
+    # not at every change: Safari refuses more than 100 writes in 30 s, and a drag makes more
+    lesson.evaluate("window.pdsplit.set({rps: 4})")
+    lesson.evaluate("window.pdsplit.settled()")
+    lesson.evaluate(COUNT_WRITES)
+    try:
+        stops, writes = lesson.evaluate("""() => {
+            const stops = JSON.parse(document.getElementById('pdsplit-baked').textContent)
+                .schema.find(f => f.name === 'rps').slider;
+            for (let i = 0; i < 150; i++) window.pdsplit.set({rps: stops[i % stops.length]}).catch(() => {});
+            return [stops, window.__writes];
+        }""")
+        last = stops[149 % len(stops)]
+        assert writes == 0
+        assert_address(lesson, {"rps": f"{last:g}"})
+        assert lesson.evaluate("window.__writes") == 1
+        lesson.evaluate("window.pdsplit.settled()")
+        assert lesson.evaluate("window.__writes") == 1  # nothing more was waiting
+    finally:
+        lesson.evaluate("() => { history.replaceState = window.__replaceState; }")
+
+
+def test_an_address_the_browser_refuses_is_written_later(lesson):
+    # Safari's refusal (a SecurityError): the page goes on, and the address is not lost
+    lesson.evaluate("window.pdsplit.set({rps: 4})")
+    lesson.evaluate("window.pdsplit.settled()")
+    lesson.evaluate("""() => {
+        const write = window.__replaceState = history.replaceState;
+        window.__refuse = true;
+        history.replaceState = function (...args) {
+            if (window.__refuse) throw new DOMException("Attempt to use history.replaceState() more than 100 times per 30 seconds", "SecurityError");
+            return write.apply(this, args);
+        };
+    }""")
+    try:
+        assert lesson.evaluate("window.pdsplit.set({rps: 6}).then(r => r.settings.rps)") == 6
+        lesson.evaluate("window.pdsplit.settled()")  # every write of it so far refused
+        assert query(lesson) == {}  # still the lesson's defaults' address
+        assert lesson.evaluate("window.pdsplit.settings().rps") == 6
+        assert lesson.text_content("#value-rps") == "6 req/s"
+        assert lesson.evaluate("window.pdsplit.result().settings.rps") == 6
+        lesson.evaluate("window.__refuse = false")
+        lesson.evaluate("window.pdsplit.settled()")  # it was still waiting: written now
+        assert query(lesson) == {"rps": "6"}
+    finally:
+        lesson.evaluate("() => { history.replaceState = window.__replaceState; }")
 
 
 def test_lesson_states_are_buttons_and_exact(lesson):

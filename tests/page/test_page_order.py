@@ -25,12 +25,13 @@ LOG = """
     window.Worker = class extends Real {
         constructor(...args) {
             super(...args);
+            window.__worker = this;
             this.addEventListener("message", (e) => window.__log.push(["reply", e.data?.id]));
         }
     };
     const send = Worker.prototype.postMessage;
     Real.prototype.postMessage = function (message, ...rest) {
-        window.__log.push(["send", message?.id]);
+        window.__log.push(["send", message?.id, message?.budget ?? 0, message?.type]);
         return send.call(this, message, ...rest);
     };
     let plotly;
@@ -98,9 +99,34 @@ def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     page.evaluate("window.pdsplit.set({prompt: 1700, reply: 230})")
     page.evaluate("window.pdsplit.settled()")
     log = page.evaluate("window.__log")
-    draws = [i for i, (kind, what) in enumerate(log)
+    draws = [i for i, (kind, what, *_) in enumerate(log)
              if kind == "draw" and what.removeprefix("chart-") in MAIN]
     assert len(draws) >= 4  # each main chart's sketch, then each whole
     for i in draws[:-1]:
         heard = max(j for j in range(i) if log[j][0] == "reply")
-        assert any(kind == "send" for kind, _ in log[heard + 1:i]), log[heard:i + 1]
+        sent = [entry for entry in log[heard + 1:i] if entry[0] == "send"]
+        assert sent, log[heard:i + 1]
+        # for more than one slice: the main thread could not ask for the next one while it draws
+        assert all(entry[2] > 0 for entry in sent), log[heard:i + 1]
+    # a piece asked for with no draw under way is one slice, so that newer settings come in soon
+    figures = [entry[2] for entry in log if entry[0] == "send" and entry[3] == "figure"]
+    assert figures.count(0) > len(draws), figures
+
+
+def test_a_sketch_comes_back_at_once_even_within_a_budget(one_worker):
+    """The worker, asked for pieces for up to a minute, still answers as soon as the sketch
+    is done, so that the chart moves at once (not once the whole figure is)."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    reply = page.evaluate("""(settings) => new Promise((resolve) => {
+        const worker = window.__worker, id = 987654;
+        worker.addEventListener("message", function heard(e) {
+            if (e.data?.id !== id) return;
+            worker.removeEventListener("message", heard);
+            resolve(e.data);
+        });
+        worker.postMessage({id, type: "figure", name: "goodput", part: 0, sketch: true, budget: 60000, settings});
+    })""", {**page.evaluate("window.pdsplit.settings()"), "seed": 424242})
+    result = reply["result"]
+    assert "sketch" in result and "figure" not in result
+    assert result["next"] < result["parts"]

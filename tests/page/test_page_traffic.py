@@ -258,3 +258,30 @@ def test_a_course_piece_shows_the_traffic_and_its_controls(browser, site):
         assert caption_numbers(page, "traffic") == FIGURES["traffic"].render(native, s)["shown"]
     finally:
         page.context.close()
+
+
+def test_the_verdict_gives_way_at_once_and_keeps_its_room(traffic_page):
+    # what follows it does not move (and need not be painted again) while it is worked out;
+    # on a phone, where the verdict takes more lines than the words that stand in for it
+    size = traffic_page.viewport_size
+    traffic_page.set_viewport_size({"width": 375, "height": 740})
+    try:
+        traffic_page.evaluate("s => window.pdsplit.set(s)", full({"traffic": "azure-chat"}))
+        traffic_page.evaluate("window.pdsplit.settled()")
+        before = traffic_page.evaluate("document.getElementById('caption-verdict').offsetHeight")
+        said = traffic_page.text_content("#caption-verdict")
+        waiting = traffic_page.evaluate("""(s) => {
+            window.pdsplit.set(s);  // shown at once, before Python answers
+            const verdict = document.getElementById('caption-verdict');
+            const kept = verdict.style.minHeight, height = verdict.offsetHeight;
+            verdict.style.minHeight = "";  // the waiting words alone take less room
+            const alone = verdict.offsetHeight;
+            verdict.style.minHeight = kept;
+            return {text: verdict.textContent, height, alone, key: verdict.dataset.key};
+        }""", full({"traffic": "azure-chat", "rps": 6.0}))
+        assert waiting["text"] == "Working it out for these settings, after the numbers and the charts…" != said
+        assert waiting["height"] == before > waiting["alone"] and waiting["key"] == ""
+        equals_native(traffic_page, full({"traffic": "azure-chat", "rps": 6.0}))  # the verdict too
+        assert traffic_page.evaluate("document.getElementById('caption-verdict').style.minHeight") == ""
+    finally:
+        traffic_page.set_viewport_size(size)
