@@ -43,7 +43,7 @@ COUNT_WRITES = """() => {
 
 def test_the_address_is_written_once_the_settings_stop_changing(lesson):
     # not at every change: Safari refuses more than 100 writes in 30 s, and a drag makes more
-    lesson.evaluate("window.pdsplit.set({rps: 4})")
+    lesson.evaluate("s => window.pdsplit.set(s)", sim.Settings().as_dict())  # an address of defaults: none
     lesson.evaluate("window.pdsplit.settled()")
     lesson.evaluate(COUNT_WRITES)
     try:
@@ -65,7 +65,7 @@ def test_the_address_is_written_once_the_settings_stop_changing(lesson):
 
 def test_an_address_the_browser_refuses_is_written_later(lesson):
     # Safari's refusal (a SecurityError): the page goes on, and the address is not lost
-    lesson.evaluate("window.pdsplit.set({rps: 4})")
+    lesson.evaluate("s => window.pdsplit.set(s)", sim.Settings().as_dict())
     lesson.evaluate("window.pdsplit.settled()")
     lesson.evaluate("""() => {
         const write = window.__replaceState = history.replaceState;
