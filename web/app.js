@@ -248,8 +248,14 @@ function drawSketch(name, reply) {
   firstPoints(name, "python");
 }
 
-const SKETCH_NOTE = "A sketch for these settings: more points follow.";
-const SKETCH_OLDER = `${SKETCH_NOTE} The caption below is still for the previous settings.`;
+// What follows a sketch: more points, or for figures 6 and 8 (their bars first) their line.
+/** @type {Record<string, string>} */
+const SKETCH_FOLLOWS = { ratio: "its rate goodput line follows", traces_ratio: "its rate goodput lines follow" };
+/** The quiet line under a chart's sketch. @param {string} name @param {boolean} older */
+function sketchNote(name, older) {
+  const note = `A sketch for these settings: ${SKETCH_FOLLOWS[name] ?? "more points follow"}.`;
+  return older ? `${note} The caption below is still for the previous settings.` : note;
+}
 
 // Below each chart drawn first as a sketch, a quiet line that says so while it is one. Its room
 // is kept when it says nothing, so that the page does not move as charts fill in.
@@ -258,7 +264,7 @@ for (const name of baked.sketched) {
   if (!chart) continue;
   const note = document.createElement("p");
   note.className = "filling";
-  note.textContent = SKETCH_OLDER; // the longer words' room, kept while it is hidden
+  note.textContent = sketchNote(name, true); // the longer words' room, kept while it is hidden
   chart.after(note);
 }
 
@@ -271,7 +277,7 @@ function filling(chart, on, older = false) {
   const note = chart?.parentElement?.querySelector(".filling");
   if (!note) return;
   if (note.classList.contains("on") !== on) note.classList.toggle("on", on);
-  const text = on && !older ? SKETCH_NOTE : SKETCH_OLDER;
+  const text = sketchNote(chart.id.replace("chart-", ""), !on || older);
   if (note.textContent !== text) note.textContent = text;
 }
 
@@ -344,11 +350,12 @@ function shows(main) {
       // The main thread draws the main charts first: a figure that is ready before them
       // waits (the stall figure alone takes ~0.1 s to draw).
       if (main || current.mainDone) drawFigure(name, reply, "python");
-      else current.held.push(() => drawFigure(name, reply, "python"));
+      else current.held.push({ name, whole: true, draw: () => drawFigure(name, reply, "python") });
     },
-    // a sketch of a figure held for the main charts is not drawn: the whole one follows
+    // a sketch waits for the main charts too (figure 6's bars come long before its line)
     sketch: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
       if (main || current.mainDone) drawSketch(name, reply);
+      else current.held.push({ name, whole: false, draw: () => drawSketch(name, reply) });
     },
     failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
       current.settled.reject(error);
@@ -367,7 +374,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: (() => void)[], mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: {name: string, whole: boolean, draw: () => void}[], mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
  */
 let current;
 
@@ -394,12 +401,19 @@ function compute() {
   return numbers;
 }
 
-/** The main charts are drawn (or will not be): the figures held for them follow, one a task. */
+/**
+ * The main charts are drawn (or will not be): the figures held for them follow, one a task;
+ * a held sketch only if its whole figure is not held too (it would be drawn over at once).
+ */
 function drawHeld() {
   const work = current;
   work.mainDone = true;
   work.mainDrawn.resolve(undefined);
-  for (const draw of work.held.splice(0)) setTimeout(() => { if (work === current) draw(); });
+  const held = work.held.splice(0);
+  const whole = new Set(held.filter((h) => h.whole).map((h) => h.name));
+  for (const h of held.filter((h) => h.whole || !whole.has(h.name))) {
+    setTimeout(() => { if (work === current) h.draw(); });
+  }
 }
 
 /** @type {ReturnType<typeof setTimeout>|null} */ let dimming = null;

@@ -18,11 +18,11 @@ from .chips import chip_economics, chip_mix, chip_needs
 from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along, sketch_along)
-from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs
+from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs, ratio_sketch
 from .report import fill, untag
 from .stall import stall
 from .requests import no_needs, traffic_summary, verdict, verdict_needs
-from .traces import know_needs, know_your_traffic, traces_ratio, traces_ratio_needs
+from .traces import know_needs, know_your_traffic, trace_panels, traces_ratio, traces_ratio_needs
 
 
 class Figure:
@@ -42,7 +42,8 @@ class Figure:
         self.page = page  # False: a file's figure, which the page does not bake or draw yet
         # (lab, s) -> (how many of `needs`'s first pieces its sketch needs, a function drawing
         # the sketch: the chart at fewer points, each exact), for a chart the page shows first
-        # in a sketch while the rest of its points are simulated (curves.py: sketch_along)
+        # in a sketch while the rest of its points are simulated (curves.py: sketch_along;
+        # ratio.py: ratio_sketch, the bars alone)
         self.sketch = sketch
 
     def render(self, lab, s):
@@ -69,7 +70,7 @@ FIGURES = {
     "prompt": Figure(4, "goodput-by-prompt", goodput_by_prompt, needs_along("prompt"),
                      sketch=sketch_along("prompt", goodput_by_prompt)),
     "ratio": Figure(6, "best-ratio", best_ratio, ratio_needs, {"gpus": 8, "rps": 16.0},
-                    lambda lab, s: lab.ratio(s)),
+                    lambda lab, s: lab.ratio(s), sketch=ratio_sketch()),
     "rate": Figure(None, None, rate_goodput, rate_needs,  # words and numbers, no chart
                    result=lambda lab, s: lab.rate(s)),
     # what the traffic looks like: the summary in words, and the window's chart (the page's)
@@ -82,7 +83,7 @@ FIGURES = {
     # real traffic (docs/model.md: "Real traffic"), on the page while a trace is chosen
     "know": Figure(7, "know-your-traffic", know_your_traffic, know_needs),
     "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
-                           {"gpus": 8, "rps": 16.0}),
+                           {"gpus": 8, "rps": 16.0}, sketch=ratio_sketch(trace_panels, every=True)),
     # the economics settings of docs/model.md's "Price and power"; on the page, in the panel
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
                     chip_economics),

@@ -1,10 +1,15 @@
 """The explorer's findings that take many runs: figure 6, the best ratio of readers to writers,
 and DistServe's rate goodput in words. Each needs its bisections done a simulation a piece
-(`ratio_needs`, `rate_needs`), so the page can do them between newer settings' numbers."""
+(`ratio_needs`, `rate_needs`), so the page can do them between newer settings' numbers.
+
+Figure 6's sketch (and figure 8's) is its bars alone: the split's goodput at every ratio is a
+run each, the rate goodput line a bisection of some thirty runs each. So its runs come first,
+and the page shows the bars, each exact, while the line is worked out."""
 
 from functools import partial
 
 from ..model.lab import RATE_STEPS, layouts_of
+from ..model.metrics import score
 from .charts import SPLIT, TARGET, base_layout
 from .report import number, percent, rate, tag
 
@@ -40,9 +45,28 @@ def readers_to_writers(s, readers):
 
 
 def ratio_needs(lab, s, panels=ratio_panels):
-    """Every reader:writer ratio's run and rate bisection, a simulation a piece."""
+    """Every reader:writer ratio's run (the sketch's bars, first), then its rate bisection, a
+    simulation a piece."""
+    bars = [partial(lab.run, "split", r) for _, p, _ in panels(s) for r in ratios(p)]
     per_panel = (s.gpus - 1) * (RATE_STEPS + 3)  # the most steps one panel can take
-    return [partial(lab.ratio_step, p) for _, p, _ in panels(s) for _ in range(per_panel)]
+    return bars + [partial(lab.ratio_step, p) for _, p, _ in panels(s) for _ in range(per_panel)]
+
+
+def ratios(s):
+    """s at every number of readers of its GPUs, 1 to gpus - 1."""
+    return [s.but(readers=readers) for readers in range(1, s.gpus)]
+
+
+def ratio_sketch(panels=ratio_panels, every=False):
+    """Figure 6's sketch (figure 8's with every=True: the current ratio outlined in each
+    panel), for Figure(sketch=...): (lab, s) -> (how many of ratio_needs's pieces come first
+    and are all it needs, a function drawing the bars from those runs alone)."""
+    def sketch(lab, s):
+        shown = panels(s)
+        marked = range(len(shown)) if every else (0,)
+        return (sum(len(ratios(p)) for _, p, _ in shown),
+                lambda: ratio_chart(lab, s, shown, marked, rates=False)[0])
+    return sketch
 
 
 def best_ratio(lab, s):
@@ -66,11 +90,13 @@ def best_ratio(lab, s):
     return fig, caption
 
 
-def ratio_chart(lab, s, panels, marked=(0,)):
+def ratio_chart(lab, s, panels, marked=(0,), rates=True):
     """The split at every reader:writer ratio, a panel above another for each of `panels`
     ((name, settings, tag)): goodput (bars), rate goodput (line) and the best marked; the
     current ratio outlined in the panels numbered in `marked`. Returns the figure and, per
-    panel, (name, settings, best row, tag)."""
+    panel, (name, settings, best row, tag). With rates=False, the sketch: the bars alone,
+    from the runs (the line and the best are left empty, and the rate axis unnumbered, so
+    that nothing moves when they come), and no words."""
     rows = 1 + (len(panels) > 1)
     gap = 0.16  # of the plot's height, between the panels (room for the lower one's title)
     height = (1 - gap * (rows - 1)) / rows
@@ -79,9 +105,10 @@ def ratio_chart(lab, s, panels, marked=(0,)):
     layout["margin"] = {**layout["margin"], "r": 64}  # the rate axis on the right
     data, words = [], []
     for k, (name, p, at) in enumerate(panels):
-        found = lab.ratio(p)
+        found = lab.ratio(p) if rates else [  # the very goodput lab.ratio gives
+            {"readers": r.readers, "goodput": score(lab.run("split", r), p.ttft_target,
+                                                    p.gap_target)["goodput"]} for r in ratios(p)]
         x = [readers_to_writers(p, r["readers"]) for r in found]
-        best = max(found, key=lambda r: (r["rate"], r["goodput"]))
         suffix = "" if k == 0 else str(2 * k + 1)  # axes x, y, y2 / x3, y3, y4
         rate_axis = str(2 * k + 2)
         top = 1 - k * (height + gap)
@@ -90,10 +117,14 @@ def ratio_chart(lab, s, panels, marked=(0,)):
         layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [top - height, top],
                                     "anchor": f"x{suffix}", "range": [0, 105],
                                     "ticksuffix": "%", "title": {"text": "goodput"}}
-        highest = max(r["rate"] for r in found) or 1.0
+        if rates:
+            best = max(found, key=lambda r: (r["rate"], r["goodput"]))
+            highest = max(r["rate"] for r in found) or 1.0
+            numbered = {"range": [0, highest * 1.3], **even_ticks(highest * 1.3)}
+        else:
+            numbered = {"range": [0, 1], "showticklabels": False}
         layout[f"yaxis{rate_axis}"] = {"overlaying": f"y{suffix}", "side": "right",
-                                       "anchor": f"x{suffix}", "range": [0, highest * 1.3],
-                                       **even_ticks(highest * 1.3),
+                                       "anchor": f"x{suffix}", **numbered,
                                        "fixedrange": True, "showgrid": False,
                                        "tickfont": {"size": 12}, "zeroline": False,
                                        "title": {"text": "req/s per GPU"}}
@@ -107,19 +138,23 @@ def ratio_chart(lab, s, panels, marked=(0,)):
                                                    else 0 for r in found]}},
                      "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
         data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
-                     "x": x, "y": [r["rate"] for r in found], "xaxis": f"x{suffix}",
+                     "x": x if rates else [], "y": [r["rate"] for r in found] if rates else [],
+                     "xaxis": f"x{suffix}",
                      "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
                      "line": {"color": TARGET, "width": 2.5}, "marker": {"size": 7, "color": TARGET},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>rate goodput</extra>"})
-        data.append({"type": "scatter", "mode": "markers+text", "name": "best", "x": [x[best["readers"] - 1]],
-                     "y": [best["rate"]], "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
+        data.append({"type": "scatter", "mode": "markers+text", "name": "best",
+                     "x": [x[best["readers"] - 1]] if rates else [],
+                     "y": [best["rate"]] if rates else [], "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
                      "showlegend": False, "text": ["best"], "textposition": "top center",
                      "marker": {"size": 14, "color": "rgba(0,0,0,0)",
                                 "line": {"color": "#000", "width": 2}},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
-        words.append((name, p, best, at))
+        if rates:
+            words.append((name, p, best, at))
     layout["xaxis"]["domain"] = [0, 1]
-    layout["meta"] = {"best": [w[2]["readers"] for w in words]}
+    if rates:
+        layout["meta"] = {"best": [w[2]["readers"] for w in words]}
     return {"data": data, "layout": layout}, words
 
 

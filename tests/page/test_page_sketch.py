@@ -22,7 +22,8 @@ DRAWS = """
         const react = plotly.react;
         plotly.react = function (chart, data, ...rest) {
             const draw = { id: chart.id, settings: window.pdsplit?.settings() ?? null,
-                lines: data.map((t) => ({ name: t.name, x: Array.from(t.x), y: Array.from(t.y) })) };
+                lines: data.map((t) => ({ name: t.name, type: t.type ?? "scatter", axis: t.xaxis ?? "x",
+                    x: Array.from(t.x), y: Array.from(t.y), outline: t.marker?.line?.width ?? null })) };
             window.__draws.push(draw);
             // what the chart says once this draw's task has put it on screen
             queueMicrotask(() => {
@@ -147,3 +148,52 @@ def test_the_explorer_charts_and_figures_3_and_4_sketch_too(page):
         assert mine[0]["sketch"] and not mine[-1]["sketch"], name
     page.evaluate("window.pdsplit.set({gpus: 2, readers: 1, chunk: 0, routing: 'alternate', prompt: 2000})")
     page.evaluate("window.pdsplit.settled()")
+
+
+def check_ratio(draw, cache):
+    """Figure 6 drawn for the settings current as it was drawn: whole, or a sketch that says
+    it is one, whose every bar (its height and its outline) is the whole figure's own and whose
+    rate goodput line and best are still empty."""
+    key = json.dumps(draw["settings"], sort_keys=True)
+    if key not in cache:
+        drawn = FIGURES["ratio"].render(sim.Lab(), sim.Settings.make(**draw["settings"]))["figure"]
+        cache[key] = json.loads(json.dumps(drawn))["data"]
+    whole = cache[key]
+    assert [(line["name"], line["axis"]) for line in draw["lines"]] == \
+        [(t["name"], t.get("xaxis", "x")) for t in whole]
+    empty = [line for line in draw["lines"] if line["type"] != "bar" and not line["x"]]
+    assert draw["sketch"] == bool(empty), "a sketch says it is one; the whole figure does not"
+    for line, full in zip(draw["lines"], whole):
+        if line["type"] == "bar":
+            assert (line["x"], line["y"], line["outline"]) == (full["x"], full["y"], full["marker"]["line"]["width"])
+        elif draw["sketch"]:
+            assert line["x"] == line["y"] == [], "a sketch's line is empty until it is worked out"
+        else:
+            assert (line["x"], line["y"]) == (full["x"], full["y"])
+
+
+@pytest.mark.parametrize("cores", [2, 4], ids=["one worker", "a worker for the figures"])
+def test_figure_6_shows_its_bars_first_then_its_line(browser, site, cores):
+    """In the explorer, figure 6's bars (a run a ratio) come long before its rate goodput line
+    (a bisection of some thirty runs a ratio): its first draw for new settings is the bars alone,
+    each exact, and says so; its last is the whole figure. With a second worker for the figures,
+    the bars may come before the main charts are drawn: they wait for them, as the figures do."""
+    page = open_page(browser, site + "?gpus=4&readers=2&chunk=512&routing=least-loaded&prompt=1200",
+                     cores=cores, script=DRAWS)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        page.evaluate("window.__draws.length = 0")
+        page.evaluate("window.pdsplit.set({prompt: 1600})")
+        page.evaluate("window.pdsplit.settled()")
+        settings = page.evaluate("window.pdsplit.settings()")
+        mine = [d for d in page.evaluate("window.__draws") if d["id"] == "chart-ratio"]
+        cache = {}
+        for draw in mine:
+            check_ratio(draw, cache)
+        assert mine[0]["sketch"] and mine[0]["older"] and mine[0]["dotted"]
+        assert mine[0]["note"] == ("A sketch for these settings: its rate goodput line follows. "
+                                   "The caption below is still for the previous settings.")
+        assert not mine[-1]["sketch"] and mine[-1]["settings"] == settings and not mine[-1]["older"]
+        assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
+    finally:
+        page.context.close()

@@ -13,6 +13,8 @@ from sim.show import page as page_module
 from sim.show.page import Page
 
 SKETCHED = [name for name, f in FIGURES.items() if f.sketch]
+RATIOS = ["ratio", "traces_ratio"]  # figures 6 and 8: their bars first, then their lines
+ALONG = [name for name in SKETCHED if name not in RATIOS]  # the charts along one setting
 EXPLORER = {"gpus": 4, "readers": 2, "chunk": 512, "routing": "least-loaded"}
 SETTINGS = [{"prompt": 1400}, {"reply": 350, "rps": 7.0}, {**EXPLORER, "prompt": 1200},
             {"gpus": 3, "readers": 2, "rps": 5.5}]
@@ -40,12 +42,12 @@ def sketch_then_whole(page, name, settings):
     raise AssertionError("unreachable")
 
 
-def test_the_main_charts_and_figures_3_and_4_have_sketches():
-    assert SKETCHED == ["goodput", "gap", "link", "prompt"]
+def test_the_main_charts_and_figures_3_4_6_and_8_have_sketches():
+    assert SKETCHED == ["goodput", "gap", "link", "prompt", "ratio", "traces_ratio"]
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
-@pytest.mark.parametrize("name", SKETCHED)
+@pytest.mark.parametrize("name", ALONG)
 def test_every_point_of_a_sketch_is_the_whole_charts_point(name, settings):
     page = Page()
     ask(page, {"type": "compare", "settings": settings})  # as on the page: the numbers first
@@ -66,6 +68,40 @@ def test_every_point_of_a_sketch_is_the_whole_charts_point(name, settings):
         at = dict(zip(full["x"], full["y"]))
         assert [at[x] for x in trace["x"]] == trace["y"]  # exact: the whole chart's own values
     assert len(wanted) < len(lines[sketch["sketch"]["data"][0]["name"]]["x"])
+
+
+@pytest.mark.parametrize("settings", [{"gpus": 4, "readers": 1, "prompt": 2400}, {**EXPLORER, "rps": 9.0}],
+                         ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize("name", RATIOS)
+def test_a_ratio_sketch_is_the_whole_figures_bars_and_nothing_else_moves(name, settings):
+    """Figures 6 and 8: the sketch is the bars, each the whole figure's own (its goodput, its
+    outline at the current ratio); the rate goodput line and the best are empty until they are
+    worked out, and the layout is the whole figure's but for the rate axis's numbers."""
+    page = Page()
+    sketch, whole = sketch_then_whole(page, name, settings)
+    assert sketch is not None, "a sketch comes before the whole figure"
+    drawn = FIGURES[name].render(sim.Lab(), sim.Settings.make(**settings))
+    assert whole["figure"] == json.loads(json.dumps(drawn["figure"]))  # the sketch changed nothing
+    sketched, full = sketch["sketch"]["data"], whole["figure"]["data"]
+    assert [(t["name"], t["xaxis"], t["yaxis"]) for t in sketched] == \
+        [(t["name"], t["xaxis"], t["yaxis"]) for t in full]
+    panels = 0
+    for mine, theirs in zip(sketched, full):
+        if mine["type"] == "bar":
+            panels += 1
+            assert mine == theirs  # every bar, its height and its outline
+        else:
+            assert mine["x"] == mine["y"] == [] and theirs["x"]
+    assert panels == 2
+    layout, whole_layout = sketch["sketch"]["layout"], whole["figure"]["layout"]
+    for axis in ("yaxis2", "yaxis4"):
+        assert layout[axis]["showticklabels"] is False and "tickvals" in whole_layout[axis]
+    unnumbered = ("range", "tickvals", "ticktext", "showticklabels")
+    assert {k: v for k, v in layout.items() if k != "meta" and k not in ("yaxis2", "yaxis4")} == \
+        {k: v for k, v in whole_layout.items() if k != "meta" and k not in ("yaxis2", "yaxis4")}
+    for axis in ("yaxis2", "yaxis4"):
+        assert {k: v for k, v in layout[axis].items() if k not in unnumbered} == \
+            {k: v for k, v in whole_layout[axis].items() if k not in unnumbered}
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
@@ -101,7 +137,7 @@ def test_once_the_whole_chart_is_known_a_sketch_request_gets_it_whole():
 def test_a_figure_without_a_sketch_comes_whole_when_asked_for_one():
     page = Page()
     part = 0
-    while "figure" not in (reply := ask(page, {"type": "figure", "name": "ratio", "part": part,
+    while "figure" not in (reply := ask(page, {"type": "figure", "name": "rate", "part": part,
                                                "sketch": True, "settings": {"gpus": 4}})):
         assert "sketch" not in reply
         part = reply["next"]
