@@ -350,12 +350,12 @@ function shows(main) {
       // The main thread draws the main charts first: a figure that is ready before them
       // waits (the stall figure alone takes ~0.1 s to draw).
       if (main || current.mainDone) drawFigure(name, reply, "python");
-      else current.held.push({ name, whole: true, draw: () => drawFigure(name, reply, "python") });
+      else current.held.set(name, () => drawFigure(name, reply, "python")); // over its sketch, if held
     },
     // a sketch waits for the main charts too (figure 6's bars come long before its line)
     sketch: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
       if (main || current.mainDone) drawSketch(name, reply);
-      else current.held.push({ name, whole: false, draw: () => drawSketch(name, reply) });
+      else if (!current.held.has(name)) current.held.set(name, () => drawSketch(name, reply));
     },
     failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
       current.settled.reject(error);
@@ -374,7 +374,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: {name: string, whole: boolean, draw: () => void}[], mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, () => void>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
  */
 let current;
 
@@ -387,7 +387,7 @@ function compute() {
   const numbers = new Job({ ...settings }, key, mainCharts(), true, baked.sketched);
   const figures = new Job({ ...settings }, key, lane, false, baked.sketched);
   // `current` first: the figures' lane asks it whether the main charts are drawn yet
-  current = { numbers, figures, lane, held: [], mainDone: false, mainDrawn: deferred(), settled: deferred() };
+  current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred() };
   numbersLane.want(numbers);
   figuresLane.want(figures);
   // The verdict is never shown for settings it was not worked out for: it gives way at once,
@@ -402,18 +402,16 @@ function compute() {
 }
 
 /**
- * The main charts are drawn (or will not be): the figures held for them follow, one a task;
- * a held sketch only if its whole figure is not held too (it would be drawn over at once).
+ * The main charts are drawn (or will not be): the figures held for them follow, one a task
+ * (each the newest it has: its whole figure, else its sketch).
  */
 function drawHeld() {
   const work = current;
   work.mainDone = true;
   work.mainDrawn.resolve(undefined);
-  const held = work.held.splice(0);
-  const whole = new Set(held.filter((h) => h.whole).map((h) => h.name));
-  for (const h of held.filter((h) => h.whole || !whole.has(h.name))) {
-    setTimeout(() => { if (work === current) h.draw(); });
-  }
+  const held = [...work.held.values()];
+  work.held.clear();
+  for (const draw of held) setTimeout(() => { if (work === current) draw(); });
 }
 
 /** @type {ReturnType<typeof setTimeout>|null} */ let dimming = null;

@@ -116,6 +116,10 @@ class Lab:
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
         return {layout: self.run(layout, s) for layout in layouts_of(s)}
 
+    def goodput(self, layout, s):
+        """One layout's goodput for settings s, from its run (cached)."""
+        return score(self.run(layout, s), s.ttft_target, s.gap_target)["goodput"]
+
     def compare(self, s, trace=None):
         """Every layout's measures for settings s: the JSON of `python -m sim compare --json`."""
         s = self.given(s, trace)
@@ -244,8 +248,7 @@ class Lab:
         lo, hi = RATE_RANGE
 
         def holds(rps):
-            run = self.run(layout, s.but(rps=rps))
-            return score(run, s.ttft_target, s.gap_target)["goodput"] >= s.attainment
+            return self.goodput(layout, s.but(rps=rps)) >= s.attainment
 
         if not holds(lo):
             found = 0.0
@@ -269,7 +272,7 @@ class Lab:
         out = []
         for readers in range(1, s.gpus):
             r = s.but(readers=readers)
-            goodput = score(self.run("split", r), s.ttft_target, s.gap_target)["goodput"]
+            goodput = self.goodput("split", r)
             yield
             rate = yield from self._rate_of("split", r)
             out.append({"readers": readers, "goodput": goodput, "rate": rate})

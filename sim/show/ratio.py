@@ -9,7 +9,6 @@ and the page shows the bars, each exact, while the line is worked out."""
 from functools import partial
 
 from ..model.lab import RATE_STEPS, layouts_of
-from ..model.metrics import score
 from .charts import SPLIT, TARGET, base_layout
 from .report import number, percent, rate, tag
 
@@ -105,9 +104,8 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
     layout["margin"] = {**layout["margin"], "r": 64}  # the rate axis on the right
     data, words = [], []
     for k, (name, p, at) in enumerate(panels):
-        found = lab.ratio(p) if rates else [  # the very goodput lab.ratio gives
-            {"readers": r.readers, "goodput": score(lab.run("split", r), p.ttft_target,
-                                                    p.gap_target)["goodput"]} for r in ratios(p)]
+        found = lab.ratio(p) if rates else [
+            {"readers": r.readers, "goodput": lab.goodput("split", r)} for r in ratios(p)]
         x = [readers_to_writers(p, r["readers"]) for r in found]
         suffix = "" if k == 0 else str(2 * k + 1)  # axes x, y, y2 / x3, y3, y4
         rate_axis = str(2 * k + 2)
@@ -121,8 +119,12 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
             best = max(found, key=lambda r: (r["rate"], r["goodput"]))
             highest = max(r["rate"] for r in found) or 1.0
             numbered = {"range": [0, highest * 1.3], **even_ticks(highest * 1.3)}
+            line_x, line_y = x, [r["rate"] for r in found]
+            best_x, best_y = [x[best["readers"] - 1]], [best["rate"]]
+            words.append((name, p, best, at))
         else:
             numbered = {"range": [0, 1], "showticklabels": False}
+            line_x = line_y = best_x = best_y = []
         layout[f"yaxis{rate_axis}"] = {"overlaying": f"y{suffix}", "side": "right",
                                        "anchor": f"x{suffix}", **numbered,
                                        "fixedrange": True, "showgrid": False,
@@ -138,20 +140,15 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
                                                    else 0 for r in found]}},
                      "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
         data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
-                     "x": x if rates else [], "y": [r["rate"] for r in found] if rates else [],
-                     "xaxis": f"x{suffix}",
-                     "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
+                     "x": line_x, "y": line_y, "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
                      "line": {"color": TARGET, "width": 2.5}, "marker": {"size": 7, "color": TARGET},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>rate goodput</extra>"})
         data.append({"type": "scatter", "mode": "markers+text", "name": "best",
-                     "x": [x[best["readers"] - 1]] if rates else [],
-                     "y": [best["rate"]] if rates else [], "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
+                     "x": best_x, "y": best_y, "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
                      "showlegend": False, "text": ["best"], "textposition": "top center",
                      "marker": {"size": 14, "color": "rgba(0,0,0,0)",
                                 "line": {"color": "#000", "width": 2}},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
-        if rates:
-            words.append((name, p, best, at))
     layout["xaxis"]["domain"] = [0, 1]
     if rates:
         layout["meta"] = {"best": [w[2]["readers"] for w in words]}
