@@ -260,10 +260,7 @@ class Lab:
                 for _ in range(RATE_STEPS):
                     yield
                     mid = sqrt(lo * hi)
-                    if holds(mid):
-                        lo = mid
-                    else:
-                        hi = mid
+                    lo, hi = (mid, hi) if holds(mid) else (lo, mid)
                 found = lo / s.gpus
         self._found[key] = found
         return found
