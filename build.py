@@ -320,8 +320,10 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
              "traces": {name: azure.trace(name).usable for name in azure.FILES},
              "trace_file_bytes": TRACE_FILE_BYTES,
              "examples": example_prices(),  # the price fields' placeholders, by kind
-             # the charts the page shows first as a sketch after a change (Figure.sketch)
+             # the charts the page shows first as a sketch after a change (Figure.sketch), and
+             # those it shows stage by stage as they are worked out (Figure.stages)
              "sketched": [name for name, f in FIGURES.items() if f.sketch],
+             "staged": [name for name, f in FIGURES.items() if f.stages],
              "pyodide": pyodide, "version": version, "states": states,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")

@@ -37,7 +37,7 @@ const ADDRESS_AFTER = 300; // ms without a change: then the address bar follows 
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
   "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -250,7 +250,8 @@ function drawSketch(name, reply) {
 
 // What follows a sketch: more points, or for figures 6 and 8 (their bars first) their line.
 /** @type {Record<string, string>} */
-const SKETCH_FOLLOWS = { ratio: "its rate goodput line follows", traces_ratio: "its rate goodput lines follow" };
+const SKETCH_FOLLOWS = { ratio: "its rate goodput line follows", traces_ratio: "its rate goodput lines follow",
+  know: "more panels follow", chips: "more mixes follow" }; // figures 7 and 9: drawn in stages
 /** The quiet line under a chart's sketch. @param {string} name @param {boolean} older */
 function sketchNote(name, older) {
   const note = `A sketch for these settings: ${SKETCH_FOLLOWS[name] ?? "more points follow"}.`;
@@ -259,7 +260,7 @@ function sketchNote(name, older) {
 
 // Below each chart drawn first as a sketch, a quiet line that says so while it is one. Its room
 // is kept when it says nothing, so that the page does not move as charts fill in.
-for (const name of baked.sketched) {
+for (const name of [...baked.sketched, ...baked.staged]) {
   const chart = document.getElementById(`chart-${name}`);
   if (!chart) continue;
   const note = document.createElement("p");
@@ -350,12 +351,13 @@ function shows(main) {
       // The main thread draws the main charts first: a figure that is ready before them
       // waits (the stall figure alone takes ~0.1 s to draw).
       if (main || current.mainDone) drawFigure(name, reply, "python");
-      else current.held.set(name, () => drawFigure(name, reply, "python")); // over its sketch, if held
+      else current.held.set(name, { whole: true, draw: () => drawFigure(name, reply, "python") }); // over its sketch
     },
-    // a sketch waits for the main charts too (figure 6's bars come long before its line)
+    // a sketch waits for the main charts too (figure 6's bars come long before its line); a
+    // later stage of figure 7 or 9 takes its earlier one's place, never its whole figure's
     sketch: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
       if (main || current.mainDone) drawSketch(name, reply);
-      else if (!current.held.has(name)) current.held.set(name, () => drawSketch(name, reply));
+      else if (!current.held.get(name)?.whole) current.held.set(name, { whole: false, draw: () => drawSketch(name, reply) });
     },
     failed: (/** @type {Job} */ job, /** @type {Error} */ error) => {
       current.settled.reject(error);
@@ -374,7 +376,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, () => void>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
  */
 let current;
 
@@ -411,7 +413,7 @@ function drawHeld() {
   work.mainDrawn.resolve(undefined);
   const held = [...work.held.values()];
   work.held.clear();
-  for (const draw of held) setTimeout(() => { if (work === current) draw(); });
+  for (const { draw } of held) setTimeout(() => { if (work === current) draw(); });
 }
 
 /** @type {ReturnType<typeof setTimeout>|null} */ let dimming = null;

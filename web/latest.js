@@ -9,7 +9,9 @@
 // would wait for it), nor send a newer setting's numbers before the draw is over.
 // A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
 // sketch first: every such chart's sketch, then every chart whole, so that each chart moves
-// soon after a change and then fills in.
+// soon after a change and then fills in. A figure asked for whole may reply with a sketch
+// too, at the end of each of its stages (figures 7 and 9, a panel or a mix at a time): it
+// is drawn as a sketch, and the same figure's rest is asked for next.
 
 /** @template T */
 export function deferred() {
@@ -129,7 +131,7 @@ export class Latest {
               show = () => this.show.figure(job, request.name, reply);
             } else if ("sketch" in reply) {
               job.parts.set(request.name, reply.next);
-              job.advance();
+              if (request.sketch) job.advance(); // else a stage of a figure asked for whole: its rest next
               drawing = true;
               show = () => this.show.sketch(job, request.name, reply);
             } else {

@@ -57,9 +57,33 @@ def mixes(s):
 
 
 def chip_needs(lab, s):
-    """Every mix's economics, a simulation a piece (each its layouts' rate bisections)."""
-    return [partial(lab.economics_step, m) for *_, m in mixes(s)
-            for _ in range(len(layouts_of(m)) * (RATE_STEPS + 3))]
+    """Every mix's economics, a simulation a piece (each its layouts' rate bisections), mix
+    after mix: `chip_stages` draws the mixes done so far."""
+    return [partial(lab.economics_step, m) for *_, m in mixes(s) for _ in range(steps_of(m))]
+
+
+def steps_of(m):
+    """A mix's pieces: about the most simulations its layouts' rate bisections take (a finding
+    done sooner makes the rest no-ops; one not done by then is finished when it is drawn)."""
+    return len(layouts_of(m)) * (RATE_STEPS + 3)
+
+
+def chip_stages(lab, s):
+    """Figure 9 as the page shows it while its mixes are worked out, one a stage: [(pieces
+    done, a function drawing the figure with the mixes done so far)]. Each bar shown is the
+    whole figure's own; a mix not yet done has no bars, and its place on the axis is kept."""
+    out, done = [], 0
+    for k, (*_, m) in enumerate(mixes(s)[:-1]):
+        done += steps_of(m)
+        out.append((done, partial(chip_sketch, lab, s, k + 1)))
+    return out
+
+
+def chip_sketch(lab, s, done):
+    """The figure with the first `done` mixes' bars alone."""
+    found = [(key, label, words, m, lab.economics(m) if k < done else None)
+             for k, (key, label, words, m) in enumerate(mixes(s))]
+    return chip_chart(s, found)
 
 
 def chip_economics(lab, s):
@@ -99,7 +123,13 @@ def price_note(s):
 def chip_mix(lab, s):
     """Figure 9: per $ (top) and per kWh (bottom), a bar per layout for each mix."""
     found = [(key, label, words, m, lab.economics(m)) for key, label, words, m in mixes(s)]
-    names = list(found[0][4])
+    return chip_chart(s, found), caption(s, found, list(found[0][4]))
+
+
+def chip_chart(s, found):
+    """The chart of [(key, label, words, mix, its economics or None: not yet known)]."""
+    known = [e for *_, e in found if e is not None]
+    names = list(known[0])
     gap = 0.1  # of the plot's height, between the panels
     height = (1 - gap) / 2
     layout = base_layout("", "")
@@ -116,13 +146,14 @@ def chip_mix(lab, s):
                                     "showgrid": False}
         if k:
             layout[f"xaxis{suffix}"]["matches"] = "x"
-        highest = max(e[layout_name][measure] for *_, e in found for layout_name in names)
+        highest = max(e[layout_name][measure] for e in known for layout_name in names)
         layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [max(top - height, 0.0), top],
                                     "anchor": f"x{suffix}", "range": [0, (highest or 1.0) * 1.1],
                                     "rangemode": "tozero", "title": {"text": words}}
         for name in names:
             data.append({"type": "bar", "name": name, "x": x, "showlegend": k == 0,
-                         "y": [e[name][measure] for *_, e in found], "legendgroup": name,
+                         "y": [None if e is None else e[name][measure] for *_, e in found],
+                         "legendgroup": name,
                          "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
                          "marker": {"color": COLOURS[name]},
                          "hovertemplate": f"%{{y:,.0f}} {words}<extra>{name}</extra>"})
@@ -133,7 +164,7 @@ def chip_mix(lab, s):
     layout["meta"] = {"mixes": [key for key, *_ in found], "prices": [
         [m.reader_price or EXAMPLE_PRICE[m.reader_gpu], m.writer_price or EXAMPLE_PRICE[m.writer_gpu]]
         for *_, m, _ in found]}
-    return {"data": data, "layout": layout}, caption(s, found, names)
+    return {"data": data, "layout": layout}
 
 
 def caption(s, found, names):

@@ -14,7 +14,7 @@ like any other, so that the page can show it live once it has the controls for i
 and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE).
 """
 
-from .chips import chip_economics, chip_mix, chip_needs
+from .chips import chip_economics, chip_mix, chip_needs, chip_stages
 from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along, sketch_along)
@@ -22,14 +22,15 @@ from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs, ratio_sket
 from .report import fill, untag
 from .stall import stall
 from .requests import no_needs, traffic_summary, verdict, verdict_needs
-from .traces import know_needs, know_your_traffic, trace_panels, traces_ratio, traces_ratio_needs
+from .traces import (know_needs, know_stages, know_your_traffic, trace_panels, traces_ratio,
+                     traces_ratio_needs)
 
 
 class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
     def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True,
-                 sketch=None):
+                 sketch=None, stages=None):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
@@ -45,6 +46,10 @@ class Figure:
         # in a sketch while the rest of its points are simulated (curves.py: sketch_along;
         # ratio.py: ratio_sketch, the bars alone)
         self.sketch = sketch
+        # (lab, s) -> [(pieces done, a function drawing the figure so far)], for a figure the
+        # page asks for whole, late in its lane, whose pieces fall into parts it can show as
+        # each is done (figure 9: mix after mix); each part shown is exact, as in a sketch
+        self.stages = stages
 
     def render(self, lab, s):
         """The figure and its caption as the page gets them: the caption as text, and as a
@@ -81,12 +86,12 @@ FIGURES = {
     # the portfolio's note: the best layout per GPU, and the split's best ratio (words only)
     "verdict": Figure(None, None, verdict, verdict_needs),
     # real traffic (docs/model.md: "Real traffic"), on the page while a trace is chosen
-    "know": Figure(7, "know-your-traffic", know_your_traffic, know_needs),
+    "know": Figure(7, "know-your-traffic", know_your_traffic, know_needs, stages=know_stages),
     "traces_ratio": Figure(8, "best-ratio-traces", traces_ratio, traces_ratio_needs,
                            {"gpus": 8, "rps": 16.0}, sketch=ratio_sketch(trace_panels, every=True)),
     # the economics settings of docs/model.md's "Price and power"; on the page, in the panel
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
-                    chip_economics),
+                    chip_economics, stages=chip_stages),
 }
 
 # The figures the page shows only while a trace is chosen (traffic= other than the lesson's),

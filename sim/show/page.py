@@ -14,7 +14,9 @@ The web worker holds one `Page` and passes every message to `handle`:
       with "sketch" too (a Plotly dict of the chart at fewer points, each exact) as soon as
       the sketch's pieces are simulated, or at the slice's end if they are done by then but
       not all the chart's pieces, so that the page shows it at once and asks for the rest
-      from "next"; otherwise as above.
+      from "next"; otherwise as above. Without it, a figure drawn in stages (Figure.stages:
+      figure 9, mix after mix) replies with "sketch" at the end of each stage it simulated,
+      the figure so far, and the page asks for the rest from "next" as before.
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
@@ -115,7 +117,9 @@ class Page:
         if not isinstance(sketch, bool):
             raise ValueError(f"sketch must be true or false; got {sketch!r}")
         needed, drawing = figure.sketch(self.lab, s) if sketch and figure.sketch else (None, None)
-        began, simulations = perf_counter(), self.lab.simulations
+        # asked for whole, a figure drawn in stages shows each as soon as it is done
+        stages = dict(figure.stages(self.lab, s)) if not sketch and figure.stages else {}
+        began, simulations, start = perf_counter(), self.lab.simulations, part
         while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
             pieces[part]()
             part += 1
@@ -123,11 +127,16 @@ class Page:
                 break
             # The sketch as soon as its pieces are done, if they took simulating (when all
             # were cached the rest likely are too, and the whole chart is as quick), else
-            # at the slice's end if they are done by then.
+            # at the slice's end if they are done by then. A stage likewise, at its end.
             over = perf_counter() - began > SLICE
             ready = needed is not None and part >= needed
-            if ready and (over or part == needed and self.lab.simulations > simulations):
+            simulated = self.lab.simulations > simulations
+            if ready and (over or part == needed and simulated):
                 return {"parts": len(pieces), "next": part, "sketch": drawing()}
+            # (a stage's last pieces may be no-ops, its finding done: a request that starts
+            # past the first piece follows one cut short by simulating)
+            if part in stages and (simulated or start > 0):
+                return {"parts": len(pieces), "next": part, "sketch": stages[part]()}
             if over:
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}

@@ -6,6 +6,8 @@ traces, on the same GPUs; figure 8 is figure 6's best reader:writer ratio for th
 Each lists its pieces of simulation, one run a piece, as the other figures do.
 """
 
+from functools import partial
+
 from ..workload.azure import ATTRIBUTION
 from .charts import COLOURS, base_layout, current, line
 from .curves import needs_along, points, runs_of
@@ -32,9 +34,32 @@ def know_needs(lab, s):
     return pieces + runs_of(lab, [s.but(traffic="azure-code", arrivals=OTHER[s.arrivals])])
 
 
+def know_stages(lab, s):
+    """Figure 7 as the page shows it while its panels are worked out, one a stage (know_needs
+    lists them in turn): [(pieces done, a function drawing the panels done so far)]. Each line
+    shown is the whole figure's own; a panel not yet done is empty, its axes in place."""
+    out, done = [], 0
+    for k, (_, p, _) in enumerate(traffic_panels(s)[:-1]):
+        done += len(needs_along("rps")(lab, p))
+        out.append((done, partial(know_sketch, lab, s, k + 1)))
+    return out
+
+
+def know_sketch(lab, s, done):
+    return know_chart(lab, s, done)[0]
+
+
 def know_your_traffic(lab, s):
     """Figure 7: goodput against load, shared and split, a panel per kind of traffic."""
+    fig, said = know_chart(lab, s)
+    return fig, know_caption(lab, s, said)
+
+
+def know_chart(lab, s, done=None):
+    """The chart with the first `done` panels' lines (None: every panel's), and what the
+    caption says of each panel drawn."""
     panels = traffic_panels(s)
+    names = None  # the layouts, the same in every panel (only the traffic differs)
     width = 1 / len(panels)
     layout = base_layout("requests a second", "goodput (%)",
                          yaxis={"range": [-3, 103], "ticksuffix": "%"})
@@ -49,18 +74,25 @@ def know_your_traffic(lab, s):
         if k:
             layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
                                         "showticklabels": False, "title": {"text": ""}}
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        if done is not None and k >= done:  # not worked out yet: its traces, empty
+            data += [line(name, [], [], COLOURS[name], "%", legendgroup=name, showlegend=k == 0,
+                          **axes) for name in names]
+            data.append({**current(p.rps, [], "%"), "legendgroup": "current",
+                         "showlegend": k == 0, **axes})
+            continue
         rows = [(v, lab.compare(p.but(rps=v))) for v in points(lab, "rps", p)]
         here = lab.compare(p)
+        names = layouts(here)
         x = [v for v, _ in rows]
-        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
-        for name in layouts(here):
+        for name in names:
             data.append(line(name, x, [r[name]["goodput"] * 100 for _, r in rows], COLOURS[name],
                              "%", legendgroup=name, showlegend=k == 0, **axes))
-        data.append({**current(p.rps, [here[name]["goodput"] * 100 for name in layouts(here)],
+        data.append({**current(p.rps, [here[name]["goodput"] * 100 for name in names],
                                "%"), "legendgroup": "current", "showlegend": k == 0, **axes})
         said.append((words, p, key, here, lab.traffic(p)["gap_cv"]))
     layout["meta"] = {"panels": [p.traffic for _, p, _ in panels]}
-    return {"data": data, "layout": layout}, know_caption(lab, s, said)
+    return {"data": data, "layout": layout}, said
 
 
 def know_caption(lab, s, said):

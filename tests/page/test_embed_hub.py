@@ -163,6 +163,8 @@ def test_killing_the_shared_worker_heals_every_piece(browser, counting, how):
         for frame in frames:
             frame.evaluate(STATUS_LOG)
         [worker] = python_workers(page)
+        gone = []  # the lost worker, ended by the hub: Playwright hears so a moment later
+        worker.once("close", lambda _: gone.append(True))
         worker.evaluate(f"setTimeout(() => {{ {how} }})")
         # one piece asks: the hub finds its worker gone, and every piece hears so
         frames[1].evaluate("() => { window.__asked = window.pdsplit.set({link: 2.5}); }")
@@ -179,6 +181,9 @@ def test_killing_the_shared_worker_heals_every_piece(browser, counting, how):
             assert_native(frame)
             assert frame.text_content("#status").startswith("The simulator was restarted, since the one before ")
         assert frames[1].evaluate("window.pdsplit.settings().link") == 2.5
+        if not gone:  # (events come in while Playwright waits: none between this and the next line)
+            with worker.expect_event("close", timeout=BOOT_TIMEOUT):
+                pass
         assert len(python_workers(page)) == 1
     finally:
         page.context.close()

@@ -197,3 +197,62 @@ def test_figure_6_shows_its_bars_first_then_its_line(browser, site, cores):
         assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
     finally:
         page.context.close()
+
+
+def check_stage(name, draw, whole):
+    """Figure 7 or 9 drawn for the settings current as it was drawn: whole, or a stage that says
+    it is one, showing the whole figure's own lines (figure 7, panel after panel) or bars
+    (figure 9, mix after mix) for what is done so far and nothing for the rest."""
+    assert [line["name"] for line in draw["lines"]] == [t["name"] for t in whole]
+    if not draw["sketch"]:
+        assert [(line["x"], line["y"]) for line in draw["lines"]] == [(t["x"], t["y"]) for t in whole]
+        return 0
+    if name == "chips":
+        done = sum(y is not None for y in draw["lines"][0]["y"])
+        for line, full in zip(draw["lines"], whole):
+            assert line["y"] == full["y"][:done] + [None] * (len(full["y"]) - done)
+    else:
+        shown = [bool(line["x"]) for line in draw["lines"]]
+        done = shown.count(True)
+        assert shown == [True] * done + [False] * (len(shown) - done)  # whole panels, in turn
+        for line, full in zip(draw["lines"][:done], whole):
+            assert (line["x"], line["y"]) == (full["x"], full["y"])
+    assert 0 < done < len(whole[0]["y"] if name == "chips" else whole)
+    return done
+
+
+def test_figures_7_and_9_fill_in_panel_by_panel_and_mix_by_mix(browser, site):
+    """Late in the figures' lane and long to work out, figures 7 and 9 show each panel or mix
+    as soon as it is done, each exact, saying what follows; then the whole figure."""
+    page = open_page(browser, site + "?gpus=3&readers=2&traffic=azure-chat", script=DRAWS)
+    try:
+        settled(page)
+        page.evaluate("window.__draws.length = 0")
+        page.evaluate("window.pdsplit.set({requests: 500})")
+        settled(page)
+        settings = page.evaluate("window.pdsplit.settings()")
+        draws = page.evaluate("window.__draws")
+        for name, follows in (("know", "more panels follow"), ("chips", "more mixes follow")):
+            mine = [d for d in draws if d["id"] == f"chart-{name}"]
+            whole = native_lines(name, settings)
+            assert all(d["settings"] == settings for d in mine)
+            stages = [check_stage(name, draw, whole) for draw in mine]
+            assert stages[0] >= 1 and stages[-1] == 0, (name, stages)  # stages first, then whole
+            assert stages[:-1] == sorted(stages[:-1])  # each stage shows more than the one before
+            assert mine[0]["note"] == (f"A sketch for these settings: {follows}. "
+                                       "The caption below is still for the previous settings.")
+            assert mine[0]["older"] and mine[0]["dotted"] and not mine[-1]["older"]
+        assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
+    finally:
+        page.context.close()
+
+
+def settled(page):
+    """Wait for every figure to be drawn, within two minutes: one left unfinished fails here."""
+    page.evaluate("() => { window.__settled = false; window.pdsplit.settled().then(() => { window.__settled = true; }); }")
+    page.wait_for_function("window.__settled", timeout=120_000)
+
+
+def native_lines(name, settings):
+    drawn = FIGURES[name].render(sim.Lab(), sim.Settings.make(**settings))["figure"]
+    return json.loads(json.dumps(drawn))["data"]
