@@ -9,6 +9,7 @@ import gzip
 import re
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 import sim
 from build import SNAPSHOT
@@ -142,10 +143,17 @@ def healing(browser, site, request):
 
 
 def break_workers(page, how):
-    """Break every worker of the page from inside it."""
-    assert page.workers
+    """Break every worker of the page from inside it. A worker the page ended in an earlier
+    test (a stuck one, terminated) may still be listed until Playwright hears it close."""
+    broken = 0
     for worker in page.workers:
-        worker.evaluate(f"setTimeout(() => {{ {how} }})")
+        try:
+            worker.evaluate(f"setTimeout(() => {{ {how} }})")
+            broken += 1
+        except PlaywrightError as e:  # (TargetClosedError, which sync_api does not export)
+            if "has been closed" not in str(e):
+                raise
+    assert broken
 
 
 # Every change of the status line, with what the page showed at that moment.
