@@ -48,7 +48,8 @@ class Figure:
         self.sketch = sketch
         # (lab, s) -> [(pieces done, a function drawing the figure so far)], for a figure the
         # page asks for whole, late in its lane, whose pieces fall into parts it can show as
-        # each is done (figure 9: mix after mix); each part shown is exact, as in a sketch
+        # each is done (figure 7, panel after panel; figure 9, mix after mix); each part
+        # shown is exact, as in a sketch
         self.stages = stages
 
     def render(self, lab, s):

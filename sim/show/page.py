@@ -62,8 +62,8 @@ TRACE_FILE_BYTES = 50 * 10**6
 class Page:
     def __init__(self):
         self.lab = Lab(budget=BUDGET, watch_budget=WATCH_BUDGET)
-        # The pieces of the figures asked for lately, by (name, settings): a figure is asked
-        # for again and again, a slice at a time, and listing its pieces is not free.
+        # The pieces (and stages) of the figures asked for lately, by (name, settings): a figure
+        # is asked for again and again, a slice at a time, and listing its pieces is not free.
         self._pieces = OrderedDict()
 
     def handle(self, text):
@@ -108,8 +108,11 @@ class Page:
         if name not in FIGURES:
             raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
         figure = FIGURES[name]
-        pieces = self._pieces.pop((name, s), None) or figure.needs(self.lab, s)
-        self._pieces[name, s] = pieces
+        # its stages too, where it has them: listing them lists the pieces again (figure 7)
+        listed = self._pieces.pop((name, s), None) or (
+            figure.needs(self.lab, s), dict(figure.stages(self.lab, s)) if figure.stages else {})
+        self._pieces[name, s] = listed
+        pieces, stages = listed
         while len(self._pieces) > len(FIGURES):
             self._pieces.popitem(last=False)
         if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
@@ -117,8 +120,8 @@ class Page:
         if not isinstance(sketch, bool):
             raise ValueError(f"sketch must be true or false; got {sketch!r}")
         needed, drawing = figure.sketch(self.lab, s) if sketch and figure.sketch else (None, None)
-        # asked for whole, a figure drawn in stages shows each as soon as it is done
-        stages = dict(figure.stages(self.lab, s)) if not sketch and figure.stages else {}
+        if sketch:  # a figure drawn in stages shows them only when asked for whole
+            stages = {}
         began, simulations, start = perf_counter(), self.lab.simulations, part
         while part < len(pieces):  # simulate pieces for about SLICE seconds, then hand back
             pieces[part]()

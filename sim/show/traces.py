@@ -29,9 +29,15 @@ def traffic_panels(s):
 
 
 def know_needs(lab, s):
-    """Every panel's run at every load, and Azure code's at the other arrivals' spacing."""
-    pieces = [piece for _, p, _ in traffic_panels(s) for piece in needs_along("rps")(lab, p)]
+    """Every panel's run at every load, panel after panel, and Azure code's at the other
+    arrivals' spacing."""
+    pieces = [piece for panel in panel_needs(lab, s) for piece in panel]
     return pieces + runs_of(lab, [s.but(traffic="azure-code", arrivals=OTHER[s.arrivals])])
+
+
+def panel_needs(lab, s):
+    """[each panel's pieces]: its runs along the load."""
+    return [needs_along("rps")(lab, p) for _, p, _ in traffic_panels(s)]
 
 
 def know_stages(lab, s):
@@ -39,8 +45,8 @@ def know_stages(lab, s):
     lists them in turn): [(pieces done, a function drawing the panels done so far)]. Each line
     shown is the whole figure's own; a panel not yet done is empty, its axes in place."""
     out, done = [], 0
-    for k, (_, p, _) in enumerate(traffic_panels(s)[:-1]):
-        done += len(needs_along("rps")(lab, p))
+    for k, panel in enumerate(panel_needs(lab, s)[:-1]):
+        done += len(panel)
         out.append((done, partial(know_sketch, lab, s, k + 1)))
     return out
 
