@@ -81,6 +81,13 @@ def explorer_loads(s):
     return [v * s.gpus / 2 for v in EXPLORER_RPS]
 
 
+def load_ends(s):
+    """The lowest and highest load of the load charts' axis at s, known without simulating:
+    the explorer's points added where the curves bend lie between its starting points."""
+    grid = explorer_loads(s) if s.gpus > 2 else POINTS["rps"]
+    return [min(grid[0], s.rps), max(grid[-1], s.rps)]
+
+
 def sketch_first(values, sketch):
     """The values in the order to simulate them: the sketch's first, so that it is drawn soon."""
     return [v for v in values if v in sketch] + [v for v in values if v not in sketch]

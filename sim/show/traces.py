@@ -10,7 +10,7 @@ from functools import partial
 
 from ..workload.azure import ATTRIBUTION
 from .charts import COLOURS, base_layout, current, line
-from .curves import needs_along, points, runs_of
+from .curves import load_ends, needs_along, points, runs_of
 from .ratio import ratio_chart, ratio_needs, readers_to_writers
 from .report import layouts, number, percent, rate, tag
 
@@ -81,10 +81,13 @@ def know_chart(lab, s, done=None):
             layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
                                         "showticklabels": False, "title": {"text": ""}}
         axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
-        if done is not None and k >= done:  # not worked out yet: its traces, empty
-            data += [line(name, [], [], COLOURS[name], "%", legendgroup=name, showlegend=k == 0,
-                          **axes) for name in names]
-            data.append({**current(p.rps, [], "%"), "legendgroup": "current",
+        if done is not None and k >= done:  # not worked out yet: its traces, with no points
+            # but its ends, unplotted (y None), so that Plotly gives its load axis the range it
+            # will keep (the whole panel's) instead of its default 0 to 6
+            ends = load_ends(p)
+            data += [line(name, ends, [None] * len(ends), COLOURS[name], "%", legendgroup=name,
+                          showlegend=k == 0, **axes) for name in names]
+            data.append({**current(p.rps, [None], "%"), "legendgroup": "current",
                          "showlegend": k == 0, **axes})
             continue
         rows = [(v, lab.compare(p.but(rps=v))) for v in points(lab, "rps", p)]

@@ -113,6 +113,25 @@ def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     assert figures.count(0) > len(draws), figures
 
 
+def test_the_first_chart_is_asked_for_with_the_numbers(one_worker):
+    """The first main chart's request goes to the worker with the numbers', not once their
+    reply is heard: the worker answers the numbers in a few ms, and the main thread, busy
+    with the key and then the numbers, would leave it waiting. It asks for more than one
+    slice, since the main thread is busy meanwhile; and the numbers still come first."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    page.evaluate("window.__log.length = 0")
+    page.evaluate("window.pdsplit.set({prompt: 1900, reply: 210})")
+    page.evaluate("window.pdsplit.settled()")
+    log = page.evaluate("window.__log")
+    sends = [entry for entry in log if entry[0] == "send" and entry[3] in ("compare", "figure")]
+    assert sends[0][3] == "compare" and sends[1][3] == "figure", sends[:2]
+    compare = sends[0][1]
+    heard = next(i for i, entry in enumerate(log) if entry[0] == "reply" and entry[1] == compare)
+    assert log.index(sends[1]) < heard, log[:heard + 1]
+    assert sends[1][2] > 0, sends[1]
+
+
 def test_a_sketch_comes_back_at_once_even_within_a_budget(one_worker):
     """The worker, asked for pieces for up to a minute, still answers as soon as the sketch
     is done, so that the chart moves at once (not once the whole figure is)."""

@@ -35,6 +35,9 @@ DRAWS = """
                 const number = caption?.querySelector("[data-metric]");
                 draw.older = caption?.classList.contains("pending") ?? false;
                 draw.dotted = number ? getComputedStyle(number).textDecorationStyle === "dotted" : false;
+                // the range Plotly gave each x axis
+                draw.ranges = Object.fromEntries(Object.keys(chart._fullLayout ?? {})
+                    .filter((k) => /^xaxis[0-9]*$/.test(k)).map((k) => [k, chart._fullLayout[k].range.slice()]));
             });
             return react.call(this, chart, data, ...rest);
         };
@@ -212,7 +215,7 @@ def check_stage(name, draw, whole):
         for line, full in zip(draw["lines"], whole):
             assert line["y"] == full["y"][:done] + [None] * (len(full["y"]) - done)
     else:
-        shown = [bool(line["x"]) for line in draw["lines"]]
+        shown = [any(y is not None for y in line["y"]) for line in draw["lines"]]
         done = shown.count(True)
         assert shown == [True] * done + [False] * (len(shown) - done)  # whole panels, in turn
         for line, full in zip(draw["lines"][:done], whole):
@@ -242,6 +245,9 @@ def test_figures_7_and_9_fill_in_panel_by_panel_and_mix_by_mix(browser, site):
             assert mine[0]["note"] == (f"A sketch for these settings: {follows}. "
                                        "The caption below is still for the previous settings.")
             assert mine[0]["older"] and mine[0]["dotted"] and not mine[-1]["older"]
+            # every axis along the way as the whole figure has it: a panel or mix still to
+            # come keeps its place, and nothing moves when it comes
+            assert all(d["ranges"] == mine[-1]["ranges"] for d in mine), [d["ranges"] for d in mine]
         assert page.evaluate("document.querySelectorAll('.filling.on').length") == 0
     finally:
         page.context.close()
