@@ -17,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_speed import CORES, launch, p95, serve  # noqa: E402
+from page_speed import launch, new_page, p95, serve  # noqa: E402
 
 import sim  # noqa: E402
 from sim.show.figures import FIGURES  # noqa: E402
@@ -76,10 +76,8 @@ def main():
     server = serve()
     with sync_playwright() as p:
         browser = launch(p)
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        context.add_init_script(CORES.format(2))  # one worker computes everything
-        context.add_init_script(DRAWS)
-        page = context.new_page()
+        page = new_page(browser, 2)  # two cores: one worker computes everything
+        page.context.add_init_script(DRAWS)
         page.set_default_timeout(180_000)
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/{START}")
         page.evaluate("window.pdsplit.ready")

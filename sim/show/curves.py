@@ -72,8 +72,14 @@ def sketch_points(over, s):
 
 def sketched(over, s):
     """The axis's own points in a sketch (without the current value)."""
-    grid = explorer_loads(s) if over == "rps" and s.gpus > 2 else POINTS[over]
+    grid = starting_points(over, s)
     return [*grid[::SKETCH_EVERY], grid[-1]]
+
+
+def starting_points(over, s):
+    """The axis's points known without simulating: the explorer's load axis before any
+    point is added where the curves bend, else the axis's fixed points."""
+    return explorer_loads(s) if over == "rps" and s.gpus > 2 else POINTS[over]
 
 
 def explorer_loads(s):
@@ -84,7 +90,7 @@ def explorer_loads(s):
 def load_ends(s):
     """The lowest and highest load of the load charts' axis at s, known without simulating:
     the explorer's points added where the curves bend lie between its starting points."""
-    grid = explorer_loads(s) if s.gpus > 2 else POINTS["rps"]
+    grid = starting_points("rps", s)
     return [min(grid[0], s.rps), max(grid[-1], s.rps)]
 
 
