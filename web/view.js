@@ -93,6 +93,7 @@ const NARROW = 480;
  */
 export function fitted(figure, width) {
   fitCategories(figure, width);
+  fitTitles(figure, width);
   if (width >= NARROW) return figure;
   for (const [key, axis] of Object.entries(figure.layout ?? {})) {
     if (!/^xaxis\d*$/.test(key) || axis?.type !== "log" || !Array.isArray(axis.tickvals)) continue;
@@ -101,6 +102,59 @@ export function fitted(figure, width) {
     if (keep.length >= 2) Object.assign(axis, { tickvals: keep.map(([v]) => v), ticktext: keep.map(([, text]) => text) });
   }
   return figure;
+}
+
+// px: the height of a line of an axis title
+const TITLE_LINE = 19;
+/** A canvas's context, to measure titles in their font. @type {CanvasRenderingContext2D | null} */
+let measure = null;
+
+/**
+ * An x axis title wider than its axis (figure 7's "req/s, the lesson's traffic" under a third
+ * of a phone's width) would run into its neighbour's: its words are wrapped to the axis's
+ * length, measured in the title's font, and the chart grows by the lines added so that its
+ * plot keeps its height. The words and their order stay Python's.
+ * @param {any} figure @param {number} width
+ */
+function fitTitles(figure, width) {
+  const layout = figure.layout ?? {};
+  const margin = layout.margin ?? {};
+  const plot = width - (margin.l ?? 80) - (margin.r ?? 80);
+  measure ??= document.createElement("canvas").getContext("2d");
+  const context = measure;
+  if (!context) return;
+  let added = 0;
+  for (const [key, axis] of Object.entries(layout)) {
+    const text = axis?.title?.text;
+    if (!/^xaxis\d*$/.test(key) || typeof text !== "string" || text.includes("<br>")) continue;
+    const [from, to] = axis.domain ?? [0, 1];
+    // Plotly's default: the layout's font, 1.2 times as large
+    const size = axis.title.font?.size ?? Math.round(1.2 * (layout.font?.size ?? 12));
+    context.font = `${size}px ${axis.title.font?.family ?? layout.font?.family ?? "sans-serif"}`;
+    const room = plot * (to - from);
+    const fits = (/** @type {string} */ line) => context.measureText(line).width <= room;
+    if (fits(text)) continue;
+    const lines = wrapWords(text, fits);
+    axis.title = { ...axis.title, text: lines.join("<br>") };
+    added = Math.max(added, (lines.length - 1) * TITLE_LINE);
+  }
+  if (!added) return;
+  layout.margin = { ...margin, b: (margin.b ?? 80) + added };
+  if (typeof layout.height === "number") layout.height += added;
+}
+
+/**
+ * A line's words in lines that fit (a word too long alone has a line of its own).
+ * @param {string} line @param {(line: string) => boolean} fits
+ */
+function wrapWords(line, fits) {
+  const lines = [""];
+  for (const word of line.split(" ")) {
+    const last = lines.length - 1;
+    if (lines[last] && !fits(`${lines[last]} ${word}`)) lines.push(word);
+    else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+  }
+  return lines;
 }
 
 // px, about the widest average character: of 12 px text (tick labels, notes) and of the
@@ -132,15 +186,7 @@ function fitCategories(figure, width) {
     }
     if (!labels.some((label) => label.includes("<br>"))) continue;
     const room = Math.max(4, Math.floor(plot / labels.length / CHAR));
-    const wrapped = labels.map((label) => label.split("<br>").flatMap((line) => {
-      const lines = [""];
-      for (const word of line.split(" ")) {
-        const last = lines.length - 1;
-        if (lines[last] && lines[last].length + 1 + word.length > room) lines.push(word);
-        else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
-      }
-      return lines;
-    }));
+    const wrapped = labels.map((label) => label.split("<br>").flatMap((line) => wrapWords(line, (text) => text.length <= room)));
     const tall = Math.max(...wrapped.map((lines) => lines.length)) * TICK_LINE;
     if (wrapped.some((lines, i) => lines.join("<br>") !== labels[i])) {
       Object.assign(axis, { tickvals: labels, ticktext: wrapped.map((lines) => lines.join("<br>")), tickangle: 0 });

@@ -19,6 +19,12 @@ COLLISIONS = """(id) => {
     for (const layer of chart.querySelectorAll('.xaxislayer-above, .yaxislayer-above'))
         pairs('tick labels', Array.from(layer.querySelectorAll('text'), (t) => [t.textContent, box(t)]));
     pairs('legend entries', Array.from(chart.querySelectorAll('.legend .traces'), (t) => [t.textContent, box(t)]));
+    // axis titles, figure 7's three side by side among them, clear of each other and of any tick label
+    const titles = Array.from(chart.querySelectorAll('.infolayer text'))
+        .filter((t) => /^[xy][0-9]*title$/.test(t.getAttribute('class'))).map((t) => [t.textContent, box(t)]);
+    const labels = Array.from(chart.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text'), (t) => [t.textContent, box(t)]);
+    pairs('axis titles', titles);
+    for (const [title, b] of titles) for (const [tick, t] of labels) if (hit(t, b)) out.push(['axis title over a tick label', title, tick]);
     const notes = Array.from(chart.querySelectorAll('.annotation text'), (t) => [t.textContent, box(t)]);
     const points = Array.from(chart.querySelectorAll('.scatterlayer .points path'), (p) => box(p));
     const ticks = Array.from(chart.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text'), (t) => [t.textContent, box(t)]);
@@ -35,27 +41,47 @@ COLLISIONS = """(id) => {
         if (along.some((p) => inside(p, b))) out.push(['annotation over a curve', text, '']);
         for (const [tick, t] of ticks) if (hit(t, b)) out.push(['annotation over a tick label', text, tick]);
     }
-    return {out, ticks: ticks.length, notes: notes.length, points: points.length};
+    return {out, ticks: ticks.length, notes: notes.length, points: points.length, titles: titles.length};
 }"""
 
-STATES = {"lesson": "", "portfolio": "?gpus=3&readers=2&chunk=512", "h100": "?reader_gpu=H100&writer_gpu=H100",
-          "short-prompts": "?prompt=200"}
+# (URL, the panel's other figures it shows, in the page's order): with a trace, figures 7 and 8
+# come too, figure 7 with its three panels' titles side by side
+PANEL = ["traffic", "chips"]
+STATES = {"lesson": ("", []), "portfolio": ("?gpus=3&readers=2&chunk=512", PANEL),
+          "h100": ("?reader_gpu=H100&writer_gpu=H100", PANEL), "short-prompts": ("?prompt=200", []),
+          "azure-chat": ("?gpus=4&readers=2&chunk=512&routing=least-loaded&traffic=azure-chat",
+                         ["traffic", "know", "traces_ratio", "chips"])}
+
+# The charts shown, besides those named.
+SHOWN = """(named) => Array.from(document.querySelectorAll('.plot'))
+    .filter((plot) => plot.getClientRects().length && plot.querySelector('svg') && !named.includes(plot.id)).map((plot) => plot.id)"""
 
 
 @pytest.mark.parametrize("width, height", [(375, 740), (1280, 800)])
 @pytest.mark.parametrize("state", STATES)
 def test_no_label_runs_into_another(browser, site, state, width, height):
-    page = open_page(browser, site + STATES[state], width, height)
+    page = open_page(browser, site + STATES[state][0], width, height)
     try:
         page.evaluate("window.pdsplit.settled()")
         panel = page.evaluate("document.getElementById('explorer').open")  # an explorer setting opens it
         charts = ["goodput", "gap", "stall", "link", "prompt"] + (["ratio"] if panel else [])
+        # Azure chat's window at these settings has no read overlapping a reply: figure 1 says
+        # so, with no words drawn (the other states each have their stall)
+        stalled = page.evaluate("window.pdsplit.figure('stall').figure.layout.meta.stall !== null")
+        assert stalled == (state != "azure-chat")
         for name in charts:
             found = page.evaluate(COLLISIONS, f"chart-{name}")
-            assert found["ticks"] > 0 and found["points"] > 0, name  # the chart is drawn
+            assert found["ticks"] > 0 and (found["points"] > 0 or name == "stall" and not stalled), name  # drawn
             assert found["out"] == [], (name, found["out"])
+        # the panel's other figures shown (bars, some of them: no points to ask for)
+        others = page.evaluate(SHOWN, [f"chart-{name}" for name in charts])
+        assert others == [f"chart-{name}" for name in STATES[state][1]]
+        for chart in others:
+            found = page.evaluate(COLLISIONS, chart)
+            assert found["ticks"] > 0 and found["titles"] > 1, chart
+            assert found["out"] == [], (chart, found["out"])
         stall = page.evaluate(COLLISIONS, "chart-stall")
-        assert stall["notes"] == 1  # the read's label is there, and clear of every word
+        assert stall["notes"] == stalled  # the read's label is there, and clear of every word
     finally:
         page.context.close()
 
