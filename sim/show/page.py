@@ -12,9 +12,10 @@ The web worker holds one `Page` and passes every message to `handle`:
          "caption" (text), and the caption as "template" and "shown", as for the headline.
       With "sketch": true, a chart that has a sketch (sim.show.figures: Figure.sketch) replies
       with "sketch" too (a Plotly dict of the chart at fewer points, each exact) as soon as
-      the sketch's pieces are simulated, or at the slice's end if they are done by then but
-      not all the chart's pieces, so that the page shows it at once and asks for the rest
-      from "next"; otherwise as above. Without it, a figure drawn in stages (Figure.stages:
+      the sketch's pieces are simulated, or, if they were all done already (the other main
+      chart's sketch simulated them), as soon as one more piece needs simulating, so that
+      the page shows it at once and asks for the rest from "next"; a chart whose pieces are
+      all done comes whole, without a sketch. Without it, a figure drawn in stages (Figure.stages:
       figure 9, mix after mix) replies with "sketch" at the end of each stage it simulated,
       the figure so far, and the page asks for the rest from "next" as before.
   {"type": "traffic", "settings": {...}}
@@ -128,13 +129,14 @@ class Page:
             part += 1
             if part == len(pieces):
                 break
-            # The sketch as soon as its pieces are done, if they took simulating (when all
-            # were cached the rest likely are too, and the whole chart is as quick), else
-            # at the slice's end if they are done by then. A stage likewise, at its end.
+            # The sketch as soon as its pieces are done and something was simulated: at
+            # once if they took simulating, else after the first piece that does (while the
+            # pieces are cached the rest may be too, and then the whole chart is as quick:
+            # no sketch to draw). A stage likewise, at its end.
             over = perf_counter() - began > SLICE
             ready = needed is not None and part >= needed
             simulated = self.lab.simulations > simulations
-            if ready and (over or part == needed and simulated):
+            if ready and (over or simulated):
                 return {"parts": len(pieces), "next": part, "sketch": drawing()}
             # (a stage's last pieces may be no-ops, its finding done: a request that starts
             # past the first piece follows one cut short by simulating)

@@ -159,3 +159,20 @@ def test_a_sketch_comes_as_soon_as_its_pieces_are_simulated(name, monkeypatch):
     reply = ask(page, {"type": "figure", "name": name, "part": 0, "settings": settings, "sketch": True})
     assert "sketch" in reply and "figure" not in reply
     assert reply["next"] == needed < reply["parts"]
+
+
+def test_a_sketch_whose_pieces_another_simulated_comes_after_one_piece_more(monkeypatch):
+    """The two main charts share their runs: once the first one's sketch is simulated, the
+    second's pieces are all done. Its sketch then comes as soon as a piece needs simulating
+    (one piece past its own), not at the end of a slice, which here never ends."""
+    monkeypatch.setattr(page_module, "SLICE", 3600.0)
+    page, settings = Page(), {"prompt": 1100, "reply": 190}
+    s = sim.Settings.make(**settings)
+    assert FIGURES["goodput"].sketch(page.lab, s)[0] == FIGURES["gap"].sketch(page.lab, s)[0]
+    first = ask(page, {"type": "figure", "name": "goodput", "part": 0, "settings": settings, "sketch": True})
+    before = page.lab.simulations
+    needed, _ = FIGURES["gap"].sketch(page.lab, s)
+    reply = ask(page, {"type": "figure", "name": "gap", "part": 0, "settings": settings, "sketch": True})
+    assert "sketch" in first and "sketch" in reply and "figure" not in reply
+    assert reply["next"] == needed + 1 < reply["parts"]
+    assert page.lab.simulations == before + 1
