@@ -104,6 +104,10 @@ export function fitted(figure, width) {
   return figure;
 }
 
+/** px: a chart's plot area across, inside its margins (Plotly's default of 80 each side).
+ * @param {any} margin @param {number} width */
+const plotWidth = (margin, width) => width - (margin.l ?? 80) - (margin.r ?? 80);
+
 // px: the height of a line of an axis title
 const TITLE_LINE = 19;
 /** A canvas's context, to measure titles in their font. @type {CanvasRenderingContext2D | null} */
@@ -119,7 +123,7 @@ let measure = null;
 function fitTitles(figure, width) {
   const layout = figure.layout ?? {};
   const margin = layout.margin ?? {};
-  const plot = width - (margin.l ?? 80) - (margin.r ?? 80);
+  const plot = plotWidth(margin, width);
   measure ??= document.createElement("canvas").getContext("2d");
   const context = measure;
   if (!context) return;
@@ -175,7 +179,7 @@ const TICK_LINE = 15;
 function fitCategories(figure, width) {
   const layout = figure.layout ?? {};
   const margin = layout.margin ?? {};
-  const plot = width - (margin.l ?? 80) - (margin.r ?? 80);
+  const plot = plotWidth(margin, width);
   for (const [key, axis] of Object.entries(layout)) {
     if (!/^xaxis\d*$/.test(key) || axis?.type !== "category" || axis.showticklabels === false) continue;
     const name = `x${key.slice("xaxis".length)}`;

@@ -22,12 +22,11 @@ COLLISIONS = """(id) => {
     // axis titles, figure 7's three side by side among them, clear of each other and of any tick label
     const titles = Array.from(chart.querySelectorAll('.infolayer text'))
         .filter((t) => /^[xy][0-9]*title$/.test(t.getAttribute('class'))).map((t) => [t.textContent, box(t)]);
-    const labels = Array.from(chart.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text'), (t) => [t.textContent, box(t)]);
+    const ticks = Array.from(chart.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text'), (t) => [t.textContent, box(t)]);
     pairs('axis titles', titles);
-    for (const [title, b] of titles) for (const [tick, t] of labels) if (hit(t, b)) out.push(['axis title over a tick label', title, tick]);
+    for (const [title, b] of titles) for (const [tick, t] of ticks) if (hit(t, b)) out.push(['axis title over a tick label', title, tick]);
     const notes = Array.from(chart.querySelectorAll('.annotation text'), (t) => [t.textContent, box(t)]);
     const points = Array.from(chart.querySelectorAll('.scatterlayer .points path'), (p) => box(p));
-    const ticks = Array.from(chart.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text'), (t) => [t.textContent, box(t)]);
     // the curves' lines too, sampled every 2 px along their length, in the page's coordinates
     const along = [];
     for (const line of chart.querySelectorAll('.scatterlayer .js-line')) {
