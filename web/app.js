@@ -53,7 +53,10 @@ let restartedLast = false; // the worker that booted last replaced a lost one
 /** @type {{result: any, shown: Record<string, string>, key: string}|null} */ let onScreen = null;
 /** @type {Record<string, any>} */ const figuresOnScreen = {}; // the figures drawn whole
 /** @type {Record<string, any>} */ const chartsOnScreen = {}; // what each chart shows: a figure or its sketch
-/** @type {Record<string, Set<string>>} */ let drawn = { baked: new Set(), python: new Set(), sketched: new Set(), first: new Set() }; // for the current settings
+// For the current settings, the charts: given their whole figure (`whole`); showing it, by
+// where it came from (`baked`, `python`); given a sketch; showing their first points.
+const noneDrawn = () => ({ whole: new Set(), baked: new Set(), python: new Set(), sketched: new Set(), first: new Set() });
+/** @type {Record<string, Set<string>>} */ let drawn = noneDrawn();
 
 const opened = table.fromQuery(location.search);
 let settings = opened.settings;
@@ -204,26 +207,40 @@ function settle(source) {
   if (source === "python") current.settled.resolve(undefined);
 }
 
+/**
+ * Then, once the chart shows what showFigure was given (a redraw of its points alone: a few
+ * microtasks on), unless the settings have changed meanwhile. Its events wait for it.
+ * @param {Promise<void>|null} shown @param {() => void} then
+ */
+function whenShown(shown, then) {
+  if (!shown) return then();
+  const work = current;
+  shown.then(() => { if (work === current) then(); });
+}
+
 /** @param {string} name @param {any} reply @param {string} source */
 function drawFigure(name, reply, source) {
   const chart = document.getElementById(`chart-${name}`); // DistServe's goodput has no chart
   const caption = document.getElementById(`caption-${name}`);
-  showFigure(chart, caption, reply);
+  const shown = showFigure(chart, caption, reply);
   chart?.classList.remove("pending");
   caption?.classList.remove("pending");
   if (caption) caption.dataset.key = keyOf(settings);
   if (name === "verdict") caption?.style.removeProperty("min-height"); // its room was kept
   filling(chart, false);
-  firstPoints(name, source);
   figuresOnScreen[name] = reply;
   chartsOnScreen[name] = reply;
-  const done = drawn[source];
-  const before = done.size;
-  done.add(name);
-  if (done.size === before) return;
-  const main = mainCharts();
-  if (main.every((n) => done.has(n)) && main.includes(name)) mainDone(source);
-  if (current.lane.length && done.size === main.length + current.lane.length) settle(source);
+  drawn.whole.add(name);
+  whenShown(shown, () => {
+    firstPoints(name, source);
+    const done = drawn[source];
+    const before = done.size;
+    done.add(name);
+    if (done.size === before) return;
+    const main = mainCharts();
+    if (main.every((n) => done.has(n)) && main.includes(name)) mainDone(source);
+    if (current.lane.length && done.size === main.length + current.lane.length) settle(source);
+  });
 }
 
 /**
@@ -233,10 +250,10 @@ function drawFigure(name, reply, source) {
  * @param {string} name @param {any} reply
  */
 function drawSketch(name, reply) {
-  if (drawn.python.has(name) || drawn.baked.has(name)) return; // already drawn whole
+  if (drawn.whole.has(name)) return; // already drawn whole
   const chart = document.getElementById(`chart-${name}`);
   if (!chart) return;
-  showFigure(chart, null, { figure: reply.sketch });
+  const shown = showFigure(chart, null, { figure: reply.sketch });
   chart.classList.remove("pending");
   const caption = document.getElementById(`caption-${name}`);
   const older = Boolean(caption && caption.dataset.key !== keyOf(settings));
@@ -245,7 +262,7 @@ function drawSketch(name, reply) {
   chartsOnScreen[name] = { figure: reply.sketch };
   delete figuresOnScreen[name]; // pdsplit.figure() gives figures drawn whole, for these settings
   drawn.sketched.add(name);
-  firstPoints(name, "python");
+  whenShown(shown, () => firstPoints(name, "python"));
 }
 
 // What follows a sketch: more points, or for figures 6 and 8 (their bars first) their line.
@@ -383,7 +400,7 @@ let current;
 function compute() {
   const key = keyOf(settings);
   const lane = laneFigures();
-  drawn = { baked: new Set(), python: new Set(), sketched: new Set(), first: new Set() };
+  drawn = noneDrawn();
   current?.settled.reject(new Error("superseded by newer settings"));
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
   const numbers = new Job({ ...settings }, key, mainCharts(), true, baked.sketched);
@@ -430,7 +447,7 @@ function dimIfSlow() {
     dimming = null;
     if (onScreen?.key !== keyOf(settings)) $("results").classList.add("pending");
     for (const name of [...mainCharts(), ...laneFigures()]) {
-      if (drawn.python.has(name) || drawn.baked.has(name)) continue;
+      if (drawn.whole.has(name)) continue;
       if (drawn.sketched.has(name)) continue; // its sketch is these settings' (its caption is dimmed)
       // a chart greys; a finding told in words greys too (the verdict has given way already)
       document.getElementById(WORDS_ONLY.includes(name) ? `caption-${name}` : `chart-${name}`)?.classList.add("pending");
