@@ -290,10 +290,14 @@ function ends(figure) {
 /**
  * Each chart's last draw while it is not finished. One by Plotly's transition path is
  * finished only when Plotly.react's promise resolves (a task after its traces are drawn),
- * and until then a full draw would skip autorange: the chart's next draw waits for it.
+ * and until then a full draw would skip autorange: the chart's next draw waits for it (in a
+ * hidden tab, whose timers run once a second, up to a second; nobody sees it there).
  * @type {WeakMap<HTMLElement, Promise<unknown>>}
  */
 const unfinished = new WeakMap();
+
+/** Each chart's last draw while its figure is not on the chart yet. @type {WeakMap<HTMLElement, Promise<void>>} */
+const coming = new WeakMap();
 
 /**
  * Draw a Plotly figure dict made in Python (none for a finding told in words); the caption.
@@ -302,7 +306,7 @@ const unfinished = new WeakMap();
  * A full draw costs ~10 ms here, mostly axes, legend and text. When only the traces' points
  * differ from the chart's last draw (a sketch filling in; a prompt step on a load chart) and
  * they end where they did, nothing but the traces can change, and Plotly's transition path
- * (duration 0) draws only them, in about a third of that time. It draws them a few
+ * (duration 0) draws only them, in less than half that time. It draws them a few
  * microtasks after Plotly.react returns, before the browser paints: the promise resolves
  * then, and the page's events wait for it.
  * @param {HTMLElement|null} chart @param {HTMLElement|null} caption
@@ -317,7 +321,9 @@ export function showFigure(chart, caption, reply, force = false) {
     const drawing = JSON.stringify([figure.data, figure.layout]);
     const before = onChart.get(chart);
     // A figure that changes nothing is not drawn again (Python's figure for the settings
-    // whose baked one is on screen, a price that moves no curve).
+    // whose baked one is on screen, a price that moves no curve): it is shown once the
+    // chart's last draw is.
+    shown = coming.get(chart) ?? null;
     if (force || before?.drawing !== drawing) {
       const frame = JSON.stringify([figure.data.map(({ x, y, ...rest }) => rest), figure.layout]);
       const at = ends(figure);
@@ -325,6 +331,13 @@ export function showFigure(chart, caption, reply, force = false) {
       onChart.set(chart, { drawing, frame, ends: at });
       shown = inTurn(chart, () => (pointsOnly ? drawPoints(chart, figure)
         : (Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG), { shown: null, finished: null })));
+      if (shown) {
+        const mine = shown;
+        coming.set(chart, mine);
+        mine.then(() => { if (coming.get(chart) === mine) coming.delete(chart); });
+      } else {
+        coming.delete(chart);
+      }
     }
   }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
