@@ -331,13 +331,8 @@ export function showFigure(chart, caption, reply, force = false) {
       onChart.set(chart, { drawing, frame, ends: at });
       shown = inTurn(chart, () => (pointsOnly ? drawPoints(chart, figure)
         : (Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG), { shown: null, finished: null })));
-      if (shown) {
-        const mine = shown;
-        coming.set(chart, mine);
-        mine.then(() => { if (coming.get(chart) === mine) coming.delete(chart); });
-      } else {
-        coming.delete(chart);
-      }
+      if (shown) whilePending(coming, chart, shown);
+      else coming.delete(chart);
     }
   }
   if (caption) showTemplate(caption, reply.template, reply.shown, "span");
@@ -352,27 +347,24 @@ export function showFigure(chart, caption, reply, force = false) {
  */
 function inTurn(chart, draw) {
   const last = unfinished.get(chart);
-  /** @type {Promise<void>|null} */ let shown = null;
-  /** @type {Promise<unknown>|null} */ let finished = null;
   if (!last) {
-    ({ shown, finished } = draw());
-  } else {
-    /** @type {() => void} */ let showing = () => {};
-    shown = new Promise((resolve) => { showing = resolve; });
-    const run = () => {
-      const now = draw();
-      (now.shown ?? Promise.resolve()).then(showing);
-      return now.finished;
-    };
-    finished = last.then(run, run);
+    const now = draw();
+    if (now.finished) whilePending(unfinished, chart, now.finished);
+    return now.shown;
   }
-  if (finished) {
-    const mine = finished;
-    unfinished.set(chart, mine);
-    const over = () => { if (unfinished.get(chart) === mine) unfinished.delete(chart); };
-    mine.then(over, over);
-  }
-  return shown;
+  const now = last.then(draw, draw);
+  whilePending(unfinished, chart, now.then((d) => d.finished));
+  return now.then((d) => d.shown ?? undefined);
+}
+
+/**
+ * Keep a chart's promise in `map` until it settles, unless a newer one has taken its place.
+ * @param {WeakMap<HTMLElement, Promise<any>>} map @param {HTMLElement} chart @param {Promise<any>} promise
+ */
+function whilePending(map, chart, promise) {
+  map.set(chart, promise);
+  const over = () => { if (map.get(chart) === promise) map.delete(chart); };
+  promise.then(over, over);
 }
 
 /**
