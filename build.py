@@ -42,8 +42,8 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
-WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "latest.js", "python.js", "settings.js",
-             "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
+WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "help.js", "latest.js",
+             "python.js", "settings.js", "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
              "style.css", "favicon.svg",
              # the hub: one Python for every piece of a course page (hub.html is rendered)
              "hub.js", "hub-client.js",

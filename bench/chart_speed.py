@@ -14,8 +14,19 @@ drift, so the targets are ratios of p95s measured in one run:
 - first movement at most 1.5x the native p95, both charts complete at most 3.8x;
 - slider to numbers at p95 under the page's own targets: 50 ms at the lesson's settings
   (page_speed's), 100 ms at the explorer's (explorer_speed's).
+Also for each: every figure drawn (`pdsplit:settled`), and each chart's draw times.
+
+    python bench/chart_speed.py [--cores N]
+
+With --cores 4 or more the page sees that many cores (navigator.hardwareConcurrency) and runs
+a second worker, which simulates some of the main charts' points for the first (web/help.js):
+the lesson is measured with that help and without it (the same two workers), twice each in
+turn. On a machine with fewer real cores than that, the two workers and the main thread
+share them, so this measures what the help does under that crowding, not on such a device.
 """
 
+import argparse
+import os
 import statistics
 import sys
 import time
@@ -24,7 +35,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from page_speed import CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
+from page_speed import CORES, CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
 
 import sim  # noqa: E402
 from sim.show.curves import points  # noqa: E402
@@ -36,9 +47,9 @@ NATIVE_TIMES = 3  # native runs of each step's simulations: their median is its 
 NUMBERS = {"lesson": 50.0, "explorer": 100.0}  # ms, p95: page_speed's and explorer_speed's targets
 
 LISTEN = """() => {
-    const b = window.__bench = {down: [], numbers: [], partial: [], charts: []};
+    const b = window.__bench = {down: [], numbers: [], partial: [], charts: [], settled: []};
     document.addEventListener('keydown', () => b.down.push(performance.now()), true);
-    for (const kind of ['numbers', 'charts-partial', 'charts'])
+    for (const kind of ['numbers', 'charts-partial', 'charts', 'settled'])
         addEventListener('pdsplit:' + kind, e => e.detail.source === 'python' &&
             b[kind === 'charts-partial' ? 'partial' : kind].push([performance.now(), e.detail.key]));
 }"""
@@ -62,6 +73,29 @@ DRAW_TIMES = """
             return drawn;
         };
     } });
+"""
+
+
+# Counts the points that the figures' worker simulated for the numbers' worker (web/help.js),
+# as they are handed on with a figure request: with --cores 4 or more.
+TOLD = """
+    window.__told = 0;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+        if (message?.type === "figure") window.__told += (message.told ?? []).length;
+        return post.call(this, message, ...rest);
+    };
+"""
+
+
+# The same two workers without that help, for the measure with --cores: every help request
+# is made one for figure 1, which has no points to spread (sim.show.page answers it with none
+# left), so the figures' worker goes straight to the figures, as it did before it helped.
+NO_HELP = """
+    const postHelp = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+        return postHelp.call(this, message?.type === "help" ? { ...message, name: "stall" } : message, ...rest);
+    };
 """
 
 
@@ -96,18 +130,22 @@ def native(settings, times=NATIVE_TIMES):
     return statistics.median(took)
 
 
-def run(browser, base, start):
-    page = booted(browser, base + start, DRAW_TIMES)
+def run(browser, base, start, cores=0, helped=True):
+    page = booted(browser, base + start, DRAW_TIMES + TOLD + (CORES.format(cores) if cores else "")
+                  + ("" if helped else NO_HELP))
     page.evaluate(LISTEN)
-    page.evaluate("window.__drawTimes = {}")
+    page.evaluate("window.__drawTimes = {}; window.__told = 0")
     runs = []
     for k in range(STEPS):
         took, settings = step(page, ("prompt", "reply")[k % 2])
         page.evaluate("window.pdsplit.settled()")  # the figures' lane done: the next step starts quiet
+        took["settled"] = page.evaluate("""key => { const b = window.__bench;
+            return b.settled.find(([t, k]) => k === key && t >= b.down.at(-1))[0] - b.down.at(-1); }""",
+                                        page.evaluate(CURRENT_KEY))
         runs.append((took, settings))
-    draws = page.evaluate("window.__drawTimes")
+    draws, told = page.evaluate("[window.__drawTimes, window.__told]")
     page.close()
-    return runs, draws
+    return runs, draws, told
 
 
 def draw_times(times):
@@ -119,19 +157,30 @@ def draw_times(times):
             + ", ".join(f"{words} {statistics.median(part):.1f} ms" for words, part in ways) + ")")
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cores", type=int, default=0, help="the cores the page sees (default: "
+                        "this machine's); from 4, a second worker, which helps with the main charts")
+    cores = parser.parse_args(argv).cores
+    # With 4 cores or more the page has a second worker, which helps with the lesson's main
+    # charts (the explorer's load axis is found as it is simulated: no help); so the lesson is
+    # measured with that help and without, twice each, in turn, in the same run.
+    runs = {name: (start, True) for name, start in STARTS.items()} if cores < 4 else {
+        f"lesson, {how} ({k})": ("", how == "helped") for k in (1, 2) for how in ("helped", "not helped")}
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     with sync_playwright() as p:
         browser = launch(p)
-        measured = {name: run(browser, base, start) for name, start in STARTS.items()}
+        measured = {name: run(browser, base, start, cores, helped) for name, (start, helped) in runs.items()}
         browser.close()
     server.shutdown()
-    print(f"Charts that follow the hand ({STEPS} prompt and reply steps; ratios to the native p95):")
-    for name, (runs, draws) in measured.items():
+    seen = f", the page seeing {cores} cores on this machine's {os.cpu_count()}" if cores else ""
+    print(f"Charts that follow the hand ({STEPS} prompt and reply steps{seen}; ratios to the native p95):")
+    for label, (runs, draws, told) in measured.items():
+        name = label.partition(",")[0]
         work = [native(settings) for _, settings in runs]
         base_p95 = p95(work)
-        print(f"  {name}: the same simulations natively, median {statistics.median(work):6.1f} ms,"
+        print(f"  {label}: the same simulations natively, median {statistics.median(work):6.1f} ms,"
               f" p95 {base_p95:6.1f} ms")
         numbers = [took["numbers"] for took, _ in runs]
         met = p95(numbers) < NUMBERS[name]
@@ -143,6 +192,12 @@ def main():
             met = ratio <= TARGETS[kind]
             print(f"    {words:<22} median {statistics.median(values):6.1f} ms, p95 {p95(values):6.1f} ms"
                   f" = {ratio:4.2f}x  (target <= {TARGETS[kind]}x: {'met' if met else 'NOT met'})")
+        settled = [took["settled"] for took, _ in runs]
+        print(f"    every figure drawn     median {statistics.median(settled):6.1f} ms, p95 "
+              f"{p95(settled):6.1f} ms  (no target: the figures follow the main charts)")
+        if cores >= 4:
+            print(f"    points simulated by the second worker for the main charts: {told} "
+                  f"({told / len(runs):.1f} a step)")
         print("    Plotly.react per chart, until it shows the figure: " + ", ".join(
             f"{chart.removeprefix('chart-')} {draw_times(times)}" for chart, times in sorted(draws.items())))
 

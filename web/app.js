@@ -1,8 +1,9 @@
 // The page: settings (URL, sliders, buttons) -> the simulator in a worker -> the screen.
 // Before Python is ready the page shows the results baked in at build time. The numbers and
 // the two main charts come from one worker (started early by start.js); the lesson's three
-// figures from a second one, alongside, where the device has the cores for it (start.js),
-// else from the same one, once the main charts are drawn.
+// figures from a second one, where the device has the cores for it (start.js), once it has
+// helped with the main charts' points (help.js), else from the same one, once the main
+// charts are drawn.
 
 /* global Plotly */
 
@@ -10,6 +11,7 @@ import { SettingsTable, VIEW, readView } from "./settings.js";
 import { Python, PythonUnavailable } from "./python.js";
 import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
+import { help } from "./help.js";
 import { Address } from "./address.js";
 import { applyTheme, put, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
@@ -344,10 +346,14 @@ function drawBaked(spread = false) {
 
 /**
  * The figures' worker, or the numbers' one if there is no second or it gave up: then the
- * figures wait for the main charts to be drawn, so as not to slow them.
+ * figures wait for the main charts to be drawn, so as not to slow them. The figures' worker
+ * first helps with the main charts' points (help.js): the figures are drawn after them anyway.
  */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
-  if (!figurePython || figurePython.gaveUp) await current.mainDrawn.promise;
+  const work = current;
+  if (!figurePython || figurePython.gaveUp) await work.mainDrawn.promise;
+  else await work.helped;
+  if (work !== current) throw new Error("superseded by newer settings");
   if (figurePython && !figurePython.gaveUp) {
     try {
       return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
@@ -393,7 +399,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>, helped: Promise<void>}}
  */
 let current;
 
@@ -405,8 +411,12 @@ function compute() {
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
   const numbers = new Job({ ...settings }, key, mainCharts(), true, baked.sketched);
   const figures = new Job({ ...settings }, key, lane, false, baked.sketched);
-  // `current` first: the figures' lane asks it whether the main charts are drawn yet
-  current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred() };
+  // `current` first: the figures' lane asks it whether the main charts are drawn yet, or
+  // whether the figures' worker, if any, is done helping with their points
+  const helper = figurePython && !figurePython.gaveUp ? figurePython : null;
+  const helped = helper && mainCharts().length
+    ? help(numbers, mainCharts()[0], (type, body) => helper.call(type, body)) : Promise.resolve();
+  current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped };
   numbersLane.want(numbers);
   figuresLane.want(figures);
   // The verdict is never shown for settings it was not worked out for: it gives way at once,

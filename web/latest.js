@@ -39,6 +39,9 @@ export class Job {
     this.index = numbers ? -1 : 0; // -1: the numbers; then an index into steps
     /** @type {Map<string, number>} */ this.parts = new Map(); // the next piece of each figure
     /** @type {Set<string>} */ this.whole = new Set(); // the figures drawn whole
+    /** Points of a chart the second worker simulated (help.js), for the next figure request. @type {Object[]} */
+    this.told = [];
+    this.left = false; // newer settings took over
     this.done = false;
     this.numbers = deferred(); // resolves with the compare result once it is on screen
     this.charts = deferred(); // once every figure is drawn
@@ -83,6 +86,7 @@ export class Latest {
 
   /** Make `job` the one to work on; older work is abandoned. @param {Job} job */
   want(job) {
+    if (this.job) this.job.left = true;
     if (this.job && !this.job.done) {
       const error = new Error("superseded by newer settings");
       this.job.numbers.reject(error);
@@ -121,7 +125,8 @@ export class Latest {
       ahead.reply.catch(() => {}); // dropped if the numbers fail or are superseded
       return { ...sent, ahead };
     }
-    return ask(request, drawing ? { budget: DRAWING } : {});
+    const told = job.told.length ? { told: job.told.splice(0) } : {}; // lost with the worker, if it is: then simulated
+    return ask(request, { ...told, ...(drawing ? { budget: DRAWING } : {}) });
   }
 
   async run() {

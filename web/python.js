@@ -11,6 +11,7 @@
 export const DEADLINES = {
   compare: 5000,
   figure: 8000,
+  help: 8000, // about 10 ms of a chart's points
   memory: 5000,
   share: 5000,
   traffic: 5000, // the summary of a window: a sort of its lengths

@@ -21,6 +21,7 @@
 //              it never leaves the browser. Each worker also reads back, as it boots, the
 //              file kept from an earlier visit (store.js), so traffic=own goes on meaning it
 //   compare -> sim.show.page's reply
+//   help    -> sim.show.page's reply: a main chart's points, simulated for the numbers' worker
 //   figure  -> sim.show.page's reply; with `budget` (ms), the worker asks sim.show.page for the next
 //              pieces until that much time has passed, or the figure or its sketch is
 //              done, and answers the last reply: fewer round trips, for a worker that only
@@ -271,7 +272,7 @@ self.onmessage = async (event) => {
       let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
       while (type === "figure" && "next" in reply && !("figure" in reply) && !("sketch" in reply) &&
              performance.now() - began < budget) {
-        reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next })));
+        reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next, told: [] })));
       }
       if ("error" in reply) self.postMessage({ id, error: reply.error });
       else self.postMessage({ id, result: reply });

@@ -20,7 +20,7 @@ from ..workload.sources import Sources, settings_with
 from ..workload.summary import summary
 from . import economics as money
 from . import layouts
-from .metrics import score
+from .metrics import measure, score
 from .watch import WEIGHT, Watched, known, window
 
 
@@ -116,6 +116,9 @@ class Lab:
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
         return {layout: self.run(layout, s) for layout in layouts_of(s)}
 
+    def prepare(self, layout, s):  # a chart's piece: a run simulated (unless cached), measured
+        measure(self.run(layout, s))
+
     def goodput(self, layout, s):
         """One layout's goodput for settings s, from its run (cached)."""
         return score(self.run(layout, s), s.ttft_target, s.gap_target)["goodput"]
@@ -123,10 +126,8 @@ class Lab:
     def compare(self, s, trace=None):
         """Every layout's measures for settings s: the JSON of `python -m sim compare --json`."""
         s = self.given(s, trace)
-        out = {"settings": s.as_dict()}
-        for layout, run in self.runs(s).items():
-            out[layout] = score(run, s.ttft_target, s.gap_target)
-        return out
+        return {"settings": s.as_dict(), **{layout: score(run, s.ttft_target, s.gap_target)
+                                            for layout, run in self.runs(s).items()}}
 
     def sweep(self, s, over, values, trace=None):
         """compare() along one axis; each point is the compare dict with the value it used."""
@@ -168,9 +169,8 @@ class Lab:
         return self.finding(("crossover",), s, "link"), lambda: self._bisect(s)
 
     def rate(self, s, trace=None):
-        """DistServe's goodput of each layout: the most requests a second per GPU at which
-        at least s.attainment of requests are good
-        (docs/model.md: "What is measured, further")."""
+        """DistServe's goodput of each layout: the most requests a second per GPU at which at
+        least s.attainment of requests are good (docs/model.md: "What is measured, further")."""
         return self.find(*self._rate(self.given(s, trace)))
 
     def rate_step(self, s):

@@ -12,7 +12,6 @@ from functools import partial
 from ..model import costs
 from ..model.lab import BISECTION_STEPS, layouts_of
 from ..model.layouts import chip
-from ..model.metrics import measure
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
 from .report import an, layouts, ms, number, percent, tag
@@ -134,11 +133,7 @@ def runs_of(lab, settings):
     setting waits for no more than one run in the page's worker. Each run is measured in
     its piece too (its percentiles, kept on the run), so that drawing the chart after the
     last piece does not sort every run's numbers at once."""
-    return [partial(measured, lab, layout, p) for p in settings for layout in layouts_of(p)]
-
-
-def measured(lab, layout, s):
-    measure(lab.run(layout, s))
+    return [partial(lab.prepare, layout, p) for p in settings for layout in layouts_of(p)]
 
 
 def needs_along(over):
@@ -147,9 +142,22 @@ def needs_along(over):
         if over == "rps" and s.gpus > 2:  # this load; then the load axis, a simulation a piece
             steps = (len(EXPLORER_RPS) + REFINE) * len(layouts_of(s)) + 1
             return runs_of(lab, [s]) + [partial(lab.find_step, *load_axis(lab, s))] * steps
-        ordered = sketch_first(points(lab, over, s), sketch_points(over, s))
-        return runs_of(lab, [s.but(**{over: v}) for v in ordered])
+        return runs_of(lab, spread_along(over)(lab, s)[0])
     return needs
+
+
+def spread_along(over):
+    """For Figure(spread=...): (lab, s) -> (the settings of a chart's points along `over`, in
+    the order its pieces simulate them, and how many of them its sketch has). The page's
+    second worker may simulate some of them (sim.show.page: "help"). None for the explorer's
+    load axis, whose points are found as it is simulated."""
+    def spread(lab, s):
+        if over == "rps" and s.gpus > 2:
+            return [], 0
+        sketch = sketch_points(over, s)
+        ordered = sketch_first(points(lab, over, s), sketch)
+        return [s.but(**{over: v}) for v in ordered], len(sketch)
+    return spread
 
 
 def sketch_along(over, draw):

@@ -17,7 +17,7 @@ and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE
 from .chips import chip_economics, chip_mix, chip_needs, chip_stages
 from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
-                     needs_along, sketch_along)
+                     needs_along, sketch_along, spread_along)
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs, ratio_sketch
 from .report import fill, untag
 from .stall import stall
@@ -30,7 +30,7 @@ class Figure:
     """A chart of the page / figure of the lesson: what it needs simulated, how to draw it."""
 
     def __init__(self, number, slug, draw, needs, settings=None, result=None, page=True,
-                 sketch=None, stages=None):
+                 sketch=None, stages=None, spread=None):
         self.number = number  # the lesson's figure number, or None for the page's own chart
         self.slug = slug  # file name: figures/fig<number>-<slug>.json
         # the settings its file is drawn at, as changes to the defaults
@@ -51,6 +51,11 @@ class Figure:
         # each is done (figure 7, panel after panel; figure 9, mix after mix); each part
         # shown is exact, as in a sketch
         self.stages = stages
+        # (lab, s) -> (the settings of its points in the order of `needs`, a run of each layout
+        # a piece, and how many of them its sketch has): for a chart whose points are known
+        # before simulating, that the page's second worker may simulate some of them for the
+        # first (curves.py: spread_along; sim.show.page: "help")
+        self.spread = spread
 
     def render(self, lab, s):
         """The figure and its caption as the page gets them: the caption as text, and as a
@@ -67,9 +72,9 @@ class Figure:
 PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}  # the lesson's portfolio project
 FIGURES = {
     "goodput": Figure(5, "goodput-by-load", goodput_by_rps, needs_along("rps"), PORTFOLIO,
-                      sketch=sketch_along("rps", goodput_by_rps)),
+                      sketch=sketch_along("rps", goodput_by_rps), spread=spread_along("rps")),
     "gap": Figure(2, "gap-by-rps", gap_by_rps, needs_along("rps"),
-                  sketch=sketch_along("rps", gap_by_rps)),
+                  sketch=sketch_along("rps", gap_by_rps), spread=spread_along("rps")),
     "stall": Figure(1, "stall", stall, lambda lab, s: []),  # draws from a fresh run
     "link": Figure(3, "goodput-by-link", goodput_by_link, link_needs,
                    sketch=sketch_along("link", goodput_by_link)),

@@ -18,6 +18,15 @@ The web worker holds one `Page` and passes every message to `handle`:
       all done comes whole, without a sketch. Without it, a figure drawn in stages (Figure.stages:
       figure 9, mix after mix) replies with "sketch" at the end of each stage it simulated,
       the figure so far, and the page asks for the rest from "next" as before.
+      With "told": [compare results], points that the page's second worker simulated (below)
+      are taken first: their pieces simulate nothing.
+  {"type": "help", "name": "goodput"|"gap", "settings": {...}, "done": k, "main": part}
+      -> {"points": [compare results], "done": k2, "left": m}: a second worker (on a device
+         with the cores for it) simulates the chart's points for the first, for about SLICE
+         seconds a request, from the end of their order backwards, the sketch's apart, while
+         the first works from the front (it has done `main` pieces); the page hands the
+         points on to the first as "told". `done` counts the points of that order gone
+         through, `left` those still to do (none: stop asking).
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
@@ -38,7 +47,7 @@ from collections import OrderedDict
 from time import perf_counter
 
 from ..model import costs
-from ..model.lab import Lab
+from ..model.lab import Lab, layouts_of
 from ..model.watch import WEIGHT, window
 from ..settings import Settings
 from ..workload.tracefile import read_text
@@ -55,14 +64,54 @@ BUDGET = 400_000
 # WEIGHT each), about 16 MB in Pyodide. A new setting's recorded runs take the old ones' place.
 WATCH_BUDGET = 3 * WEIGHT * 6_000
 SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
+TOLD = 256  # points told by the other worker that the page's lab keeps: a few charts' worth
 # The largest trace file the page reads (the page refuses a larger one before reading it): a
 # browser tab holds the file's text and its requests, and a phone has little memory to spare.
 TRACE_FILE_BYTES = 50 * 10**6
 
 
+class Told(Lab):
+    """The page's lab, which may also be told the points that the page's other worker
+    simulated for a chart ("help"): compare() of a told setting is the other worker's, and
+    the chart's pieces for it simulate nothing. Both workers run this very simulator in the
+    same Python, so a told point holds the numbers this lab would have found itself."""
+
+    def __init__(self):
+        super().__init__(budget=BUDGET, watch_budget=WATCH_BUDGET)
+        self.told = OrderedDict()  # settings -> compare result, the newest TOLD of them
+
+    def tell(self, points):
+        if not isinstance(points, list):
+            raise ValueError("told points are a list of compare results")
+        for point in points:
+            given = point.get("settings") if isinstance(point, dict) else None
+            if not isinstance(given, dict):
+                raise ValueError("a told point is a compare result, with its settings")
+            try:
+                s = Settings.make(**given)
+            except ValueError as e:
+                raise ValueError(f"a told point's settings: {e}") from None
+            if s.traffic == "own" or set(point) != {"settings", *layouts_of(s)} or not all(
+                    isinstance(point[layout], dict) for layout in layouts_of(s)):
+                raise ValueError("a told point holds the settings and each layout's measures, "
+                                 "for the lesson's traffic or a shipped trace")
+            self.told[s] = point
+            self.told.move_to_end(s)
+        while len(self.told) > TOLD:
+            self.told.popitem(last=False)
+
+    def compare(self, s, trace=None):
+        found = self.told.get(s) if trace is None else None
+        return found if found is not None else super().compare(s, trace)
+
+    def prepare(self, layout, s):
+        if s not in self.told:
+            super().prepare(layout, s)
+
+
 class Page:
     def __init__(self):
-        self.lab = Lab(budget=BUDGET, watch_budget=WATCH_BUDGET)
+        self.lab = Told()
         # The pieces (and stages) of the figures asked for lately, by (name, settings): a figure
         # is asked for again and again, a slice at a time, and listing its pieces is not free.
         self._pieces = OrderedDict()
@@ -85,16 +134,19 @@ class Page:
         if kind == "compare":
             return compare_message(self.lab, s)
         if kind == "figure":
+            self.lab.tell(request.get("told", []))
             return self.figure(request.get("name"), s, request.get("part", 0),
                                request.get("sketch", False))
+        if kind == "help":
+            return self.help(request.get("name"), s, request.get("done", 0), request.get("main", 0))
         if kind == "traffic":
             return self.lab.traffic(s)
         if kind == "trace":
             return self.trace(request.get("text"), request.get("name"))
         if kind == "watch":
             return watch_message(self.lab, s, request)
-        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, traffic, "
-                         "trace, watch")
+        raise ValueError(f"unknown request type {kind!r}; known: compare, figure, help, "
+                         "traffic, trace, watch")
 
     def trace(self, text, name):
         """A trace of the learner's own, for traffic=own from now on."""
@@ -145,6 +197,35 @@ class Page:
             if over:
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
+
+
+    def help(self, name, s, done, main):
+        """Points of chart `name` simulated for the page's first worker (see the module doc)."""
+        if name not in FIGURES:
+            raise ValueError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+        spread = FIGURES[name].spread
+        ordered, sketched = spread(self.lab, s) if spread and s.traffic != "own" else ([], 0)
+        # the rest's points backwards: the sketch's are the first worker's (it simulates them
+        # in one request, to draw them soon, so points told meanwhile would come too late)
+        order = list(range(len(ordered) - 1, sketched - 1, -1))
+        for what, value, top in (("done", done, len(order)), ("main", main, None)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
+                    top is not None and value > top):
+                raise ValueError(f"{what} must be a whole number from 0"
+                                 + (f" to {top}" if top is not None else "") + f"; got {value!r}")
+        # what the first worker has done, and the point it is on (this load's, with the numbers)
+        passed = main // len(layouts_of(s)) + 1
+
+        def wanted(i):
+            return i >= passed and ordered[i] != s
+
+        points, began = [], perf_counter()
+        while done < len(order) and (not points or perf_counter() - began < SLICE):
+            i = order[done]
+            done += 1
+            if wanted(i):
+                points.append(self.lab.compare(ordered[i]))
+        return {"points": points, "done": done, "left": sum(map(wanted, order[done:]))}
 
 
 def compare_message(lab, s):

@@ -60,7 +60,7 @@ def test_figures_come_in_pieces_then_whole(page):
     ({"type": "compare", "settings": {"rps": -1}}, "rps must be a number from 0.01 to 1000"),
     ({"type": "compare", "settings": {"speed": 1}}, "unknown setting 'speed'"),
     ({"type": "compare", "settings": [1]}, "settings must be an object"),
-    ({"type": "dance"}, "unknown request type 'dance'; known: compare, figure, traffic, trace"),
+    ({"type": "dance"}, "unknown request type 'dance'; known: compare, figure, help, traffic, trace"),
     ({"type": "compare", "settings": {"traffic": "own"}}, "traffic=own needs a trace of your own"),
     ({"type": "trace", "text": 5}, "a trace request gives the file's text"),
     ({"type": "trace", "text": "arrival_s,prompt_tokens\n1,2\n"},
