@@ -34,8 +34,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent / "tests")]
 from page_speed import CORES, CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
+from helped import TOLD  # noqa: E402  (counts the points the figures' worker simulated)
 
 import sim  # noqa: E402
 from sim.show.curves import points  # noqa: E402
@@ -73,18 +74,6 @@ DRAW_TIMES = """
             return drawn;
         };
     } });
-"""
-
-
-# Counts the points that the figures' worker simulated for the numbers' worker (web/help.js),
-# as they are handed on with a figure request: with --cores 4 or more.
-TOLD = """
-    window.__told = 0;
-    const post = Worker.prototype.postMessage;
-    Worker.prototype.postMessage = function (message, ...rest) {
-        if (message?.type === "figure") window.__told += (message.told ?? []).length;
-        return post.call(this, message, ...rest);
-    };
 """
 
 

@@ -39,7 +39,8 @@ export class Job {
     this.index = numbers ? -1 : 0; // -1: the numbers; then an index into steps
     /** @type {Map<string, number>} */ this.parts = new Map(); // the next piece of each figure
     /** @type {Set<string>} */ this.whole = new Set(); // the figures drawn whole
-    /** Points of a chart the second worker simulated (help.js), for the next figure request. @type {Object[]} */
+    /** Points of a chart the second worker simulated (help.js), for the next figure request:
+     * each reply's, as JSON text. @type {string[]} */
     this.told = [];
     this.left = false; // newer settings took over
     this.done = false;

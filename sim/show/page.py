@@ -18,15 +18,17 @@ The web worker holds one `Page` and passes every message to `handle`:
       all done comes whole, without a sketch. Without it, a figure drawn in stages (Figure.stages:
       figure 9, mix after mix) replies with "sketch" at the end of each stage it simulated,
       the figure so far, and the page asks for the rest from "next" as before.
-      With "told": [compare results], points that the page's second worker simulated (below)
-      are taken first: their pieces simulate nothing.
+      With "told": [help replies' "points"], points that the page's second worker simulated
+      (below) are taken first: their pieces simulate nothing.
   {"type": "help", "name": "goodput"|"gap", "settings": {...}, "done": k, "main": part}
-      -> {"points": [compare results], "done": k2, "left": m}: a second worker (on a device
-         with the cores for it) simulates the chart's points for the first, for about SLICE
-         seconds a request, from the end of their order backwards, the sketch's apart, while
-         the first works from the front (it has done `main` pieces); the page hands the
-         points on to the first as "told". `done` counts the points of that order gone
-         through, `left` those still to do (none: stop asking).
+      -> {"points": "<JSON: [compare results]>", "done": k2, "left": m}: a second worker (on
+         a device with the cores for it) simulates the chart's points for the first, for
+         about SLICE seconds a request, from the end of their order backwards, the sketch's
+         apart, while the first works from the front (it has done `main` pieces); the page
+         hands the points on to the first as "told". They travel as JSON text, so that the
+         first reads back exactly what the second wrote (JavaScript would write 1.0 as 1).
+         `done` counts the points of that order gone through, `left` those still to do
+         (none: stop asking).
   {"type": "traffic", "settings": {...}}
       -> sim.traffic's summary of the settings' requests (docs/model.md: "What the traffic looks like")
   {"type": "watch", "layout": "shared"|"split"|"chunked", "t0": s, "t1": s, "settings": {...}}
@@ -80,21 +82,13 @@ class Told(Lab):
         super().__init__(budget=BUDGET, watch_budget=WATCH_BUDGET)
         self.told = OrderedDict()  # settings -> compare result, the newest TOLD of them
 
-    def tell(self, points):
-        if not isinstance(points, list):
-            raise ValueError("told points are a list of compare results")
-        for point in points:
-            given = point.get("settings") if isinstance(point, dict) else None
-            if not isinstance(given, dict):
-                raise ValueError("a told point is a compare result, with its settings")
-            try:
-                s = Settings.make(**given)
-            except ValueError as e:
-                raise ValueError(f"a told point's settings: {e}") from None
-            if s.traffic == "own" or set(point) != {"settings", *layouts_of(s)} or not all(
-                    isinstance(point[layout], dict) for layout in layouts_of(s)):
-                raise ValueError("a told point holds the settings and each layout's measures, "
-                                 "for the lesson's traffic or a shipped trace")
+    def tell(self, told):
+        """Take the points of help replies ("told": a list of their JSON texts), all of them
+        checked before any is taken."""
+        if not isinstance(told, list) or not all(isinstance(text, str) for text in told):
+            raise ValueError("told points are a list of help replies' points (JSON text)")
+        taken = [told_point(point) for text in told for point in points_of(text)]
+        for s, point in taken:
             self.told[s] = point
             self.told.move_to_end(s)
         while len(self.told) > TOLD:
@@ -198,7 +192,6 @@ class Page:
                 return {"parts": len(pieces), "next": part}
         return {"parts": len(pieces), "next": part, **figure.render(self.lab, s)}
 
-
     def help(self, name, s, done, main):
         """Points of chart `name` simulated for the page's first worker (see the module doc)."""
         if name not in FIGURES:
@@ -225,7 +218,35 @@ class Page:
             done += 1
             if wanted(i):
                 points.append(self.lab.compare(ordered[i]))
-        return {"points": points, "done": done, "left": sum(map(wanted, order[done:]))}
+        return {"points": json.dumps(points), "done": done, "left": sum(map(wanted, order[done:]))}
+
+
+def points_of(text):
+    """The compare results of a help reply's points."""
+    try:
+        points = json.loads(text)
+    except ValueError:
+        raise ValueError("told points are a help reply's points, as JSON text; got "
+                         f"{text[:40]!r}") from None
+    if not isinstance(points, list):
+        raise ValueError("told points are a list of compare results")
+    return points
+
+
+def told_point(point):
+    """(settings, compare result) of a told point, checked."""
+    given = point.get("settings") if isinstance(point, dict) else None
+    if not isinstance(given, dict):
+        raise ValueError("a told point is a compare result, with its settings")
+    try:
+        s = Settings.make(**given)
+    except ValueError as e:
+        raise ValueError(f"a told point's settings: {e}") from None
+    if s.traffic == "own" or set(point) != {"settings", *layouts_of(s)} or not all(
+            isinstance(point[layout], dict) for layout in layouts_of(s)):
+        raise ValueError("a told point holds the settings and each layout's measures, "
+                         "for the lesson's traffic or a shipped trace")
+    return s, point
 
 
 def compare_message(lab, s):

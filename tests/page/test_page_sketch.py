@@ -9,6 +9,7 @@ import pytest
 
 import sim
 from conftest import open_page
+from helped import TOLD
 from sim.show.figures import FIGURES
 
 # Wraps Plotly.react as Plotly is defined, and listens for the page's two chart events.
@@ -44,16 +45,6 @@ DRAWS = """
     } });
     addEventListener("pdsplit:charts-partial", (e) => window.__partial.push(e.detail));
     addEventListener("pdsplit:charts", (e) => window.__complete.push(e.detail));
-"""
-# Counts the points the figures' worker simulated for the main charts (web/help.js), as they
-# are handed on to the numbers' worker with a figure request.
-TOLD = """
-    window.__told = 0;
-    const post = Worker.prototype.postMessage;
-    Worker.prototype.postMessage = function (message, ...rest) {
-        if (message?.type === "figure") window.__told += (message.told ?? []).length;
-        return post.call(this, message, ...rest);
-    };
 """
 MAIN = ("goodput", "gap")
 FIXED = ("this setting", "gap target")  # the circle at the current value; the target's line

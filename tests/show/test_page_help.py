@@ -35,8 +35,8 @@ def helped(name, settings):
         if left != 0 and "next" in reply:
             helping = ask(second, {"type": "help", "name": name, "settings": settings,
                                    "done": done, "main": reply["next"]})
-            told, done, left = helping["points"], helping["done"], helping["left"]
-            gave += told
+            told, done, left = [helping["points"]], helping["done"], helping["left"]
+            gave += json.loads(helping["points"])
     return reply, first, second, gave
 
 
@@ -60,8 +60,9 @@ def test_help_takes_the_rest_from_the_end_never_the_sketch_nor_this_setting():
     page, done, seen, left = Page(), 0, [], None
     while left != 0:
         reply = ask(page, {"type": "help", "name": "goodput", "settings": settings, "done": done, "main": 0})
-        assert reply["points"], "each request that has points left gives one at least"
-        seen += [p["settings"]["rps"] for p in reply["points"]]
+        points = json.loads(reply["points"])
+        assert points, "each request that has points left gives one at least"
+        seen += [p["settings"]["rps"] for p in points]
         done, left = reply["done"], reply["left"]
     sketch = set(sketch_points("rps", s))
     assert s.rps in sketch and not sketch & set(seen)
@@ -69,7 +70,7 @@ def test_help_takes_the_rest_from_the_end_never_the_sketch_nor_this_setting():
     # what the first worker has done, and the point it is on, are left to it
     reply = ask(Page(), {"type": "help", "name": "goodput", "settings": settings, "done": 0,
                          "main": 2 * (len(sketch) + len(seen) - 3)})
-    assert [p["settings"]["rps"] for p in reply["points"]] == seen[:2] and reply["left"] == 0
+    assert [p["settings"]["rps"] for p in json.loads(reply["points"])] == seen[:2] and reply["left"] == 0
 
 
 @pytest.mark.parametrize("name, settings", [
@@ -79,7 +80,7 @@ def test_help_takes_the_rest_from_the_end_never_the_sketch_nor_this_setting():
 ], ids=["explorer", "figure 3", "figure 1"])
 def test_help_has_nothing_to_do_where_a_chart_has_no_points_known_before(name, settings):
     page = Page()
-    assert ask(page, {"type": "help", "name": name, "settings": settings}) == {"points": [], "done": 0, "left": 0}
+    assert ask(page, {"type": "help", "name": name, "settings": settings}) == {"points": "[]", "done": 0, "left": 0}
     assert page.lab.simulations == 0
 
 
@@ -90,21 +91,28 @@ def test_a_trace_of_your_own_is_never_helped_nor_told():
     own = {"traffic": "own", "requests": 200}
     assert ask(page, {"type": "help", "name": "goodput", "settings": own})["left"] == 0
     point = ask(page, {"type": "compare", "settings": own})["result"]
-    reply = ask(page, {"type": "figure", "name": "goodput", "settings": own, "told": [point]})
+    reply = ask(page, {"type": "figure", "name": "goodput", "settings": own, "told": [json.dumps([point])]})
     assert "for the lesson's traffic or a shipped trace" in reply["error"]
 
 
 POINT = {"settings": {"rps": 2.0}, "shared": {"goodput": 1.0}, "split": {"goodput": 1.0}}
 
 
+def told(*points):
+    return [json.dumps(list(points))]
+
+
 @pytest.mark.parametrize("request_, error", [
-    ({"type": "figure", "name": "goodput", "told": {"rps": 2}}, "told points are a list of compare results"),
-    ({"type": "figure", "name": "goodput", "told": [3]}, "a told point is a compare result, with its settings"),
-    ({"type": "figure", "name": "goodput", "told": [{**POINT, "settings": {"rps": -2}}]},
+    ({"type": "figure", "name": "goodput", "told": {"rps": 2}}, "told points are a list of help replies' points"),
+    ({"type": "figure", "name": "goodput", "told": [POINT]}, "told points are a list of help replies' points"),
+    ({"type": "figure", "name": "goodput", "told": ["[{"]}, "told points are a help reply's points, as JSON text; got '[{'"),
+    ({"type": "figure", "name": "goodput", "told": ['{"a": 1}']}, "told points are a list of compare results"),
+    ({"type": "figure", "name": "goodput", "told": told(3)}, "a told point is a compare result, with its settings"),
+    ({"type": "figure", "name": "goodput", "told": told(POINT, {**POINT, "settings": {"rps": -2}})},
      "a told point's settings: rps must be a number from 0.01 to 1000 req/s; got -2"),
-    ({"type": "figure", "name": "goodput", "told": [{"settings": {"rps": 2.0}, "shared": {}}]},
+    ({"type": "figure", "name": "goodput", "told": told({"settings": {"rps": 2.0}, "shared": {}})},
      "a told point holds the settings and each layout's measures"),
-    ({"type": "figure", "name": "goodput", "told": [{**POINT, "split": 0.5}]},
+    ({"type": "figure", "name": "goodput", "told": told({**POINT, "split": 0.5})},
      "a told point holds the settings and each layout's measures"),
     ({"type": "help", "name": "nope"}, "unknown figure 'nope'; known: goodput, gap"),
     ({"type": "help", "name": "goodput", "done": 99}, "done must be a whole number from 0 to 13; got 99"),
