@@ -351,8 +351,8 @@ function drawBaked(spread = false) {
  */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
   const work = current;
-  if (!figurePython || figurePython.gaveUp) await work.mainDrawn.promise;
-  else await work.helped;
+  if (figurePython && !figurePython.gaveUp) await work.helped;
+  if (!figurePython || figurePython.gaveUp) await work.mainDrawn.promise; // it may give up meanwhile
   if (work !== current) throw new Error("superseded by newer settings");
   if (figurePython && !figurePython.gaveUp) {
     try {

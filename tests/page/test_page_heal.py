@@ -6,6 +6,7 @@ corrupts or swaps the downloads, and evaluating in the worker closes it, holds i
 throws in it."""
 
 import gzip
+import json
 import re
 
 import pytest
@@ -14,6 +15,7 @@ from playwright.sync_api import Error as PlaywrightError
 import sim
 from build import SNAPSHOT
 from conftest import BOOT_TIMEOUT, DIST, ROOT, Watch, open_page
+from sim.show.figures import FIGURES
 
 # the page's deadlines, in ms, as web/python.js sets them
 DEADLINES = {name: int(ms) for name, ms in re.findall(
@@ -269,3 +271,37 @@ def test_the_heaviest_settings_never_trip_a_deadline(lesson):
     assert lesson.evaluate("window.pdsplit.python().restarts") == before
     assert "stopped" not in lesson.text_content("#status")
     assert lesson.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == "20"
+
+
+def test_a_figures_worker_lost_while_it_helps_costs_the_main_charts_nothing(browser, site):
+    """On 4 cores the figures' worker helps with the main charts' points (web/help.js). Stuck
+    as it is asked to help, it is not waited for: the main charts are complete from the
+    numbers' worker alone, exact, long before the stuck one's deadline; then a new figures'
+    worker is started and draws the figures."""
+    page = open_page(browser, site, cores=4)
+    try:
+        page.evaluate("window.pdsplit.settled()")
+        for worker in page.workers:  # only the figures' worker is ever asked to help
+            worker.evaluate("""() => { const answer = self.onmessage;
+                self.onmessage = (e) => { if (e.data?.type === "help") for (;;) {} else answer(e); }; }""")
+        page.evaluate("""() => { window.__heard = [];
+            addEventListener("pdsplit:charts", (e) => window.__heard.push(["charts", e.detail.key]));
+            new MutationObserver(() => window.__heard.push(["status", document.getElementById("status").textContent]))
+                .observe(document.getElementById("status"), {childList: true, characterData: true, subtree: true}); }""")
+        changes = {"prompt": 2600, "reply": 170}
+        page.evaluate("s => window.pdsplit.set(s)", changes)
+        page.wait_for_function("window.__heard.some(([kind]) => kind === 'charts')")
+        heard = page.evaluate("window.__heard")
+        assert not any("figures' simulator stopped" in what for kind, what in heard), heard
+        settings = sim.Settings.make(**page.evaluate("window.pdsplit.settings()"))
+        for name in ("goodput", "gap"):
+            native = FIGURES[name].render(sim.Lab(), settings)["figure"]["data"]
+            assert page.evaluate("n => window.pdsplit.figure(n).figure.data", name) == json.loads(json.dumps(native))
+        page.evaluate("window.pdsplit.settled()")  # the figures, from a new figures' worker
+        heard = page.evaluate("window.__heard")
+        assert any(f"figures' simulator stopped: it gave no answer within {DEADLINES['help'] // 1000} s" in what
+                   for kind, what in heard), heard
+        native = FIGURES["prompt"].render(sim.Lab(), settings)["figure"]["data"]
+        assert page.evaluate("window.pdsplit.figure('prompt').figure.data") == json.loads(json.dumps(native))
+    finally:
+        page.context.close()
