@@ -154,13 +154,13 @@ def main(argv=None):
     # With 4 cores or more the page has a second worker, which helps with the lesson's main
     # charts (the explorer's load axis is found as it is simulated: no help); so the lesson is
     # measured with that help and without, twice each, in turn, in the same run.
-    runs = {name: (start, True) for name, start in STARTS.items()} if cores < 4 else {
+    plans = {name: (start, True) for name, start in STARTS.items()} if cores < 4 else {
         f"lesson, {how} ({k})": ("", how == "helped") for k in (1, 2) for how in ("helped", "not helped")}
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     with sync_playwright() as p:
         browser = launch(p)
-        measured = {name: run(browser, base, start, cores, helped) for name, (start, helped) in runs.items()}
+        measured = {name: run(browser, base, start, cores, helped) for name, (start, helped) in plans.items()}
         browser.close()
     server.shutdown()
     seen = f", the page seeing {cores} cores on this machine's {os.cpu_count()}" if cores else ""

@@ -344,6 +344,11 @@ function drawBaked(spread = false) {
 
 /** @type {Python|null} */ let figurePython = null; // the second worker, once the first is up
 
+/** The figures' worker, unless there is none or it gave up. */
+function figuresWorker() {
+  return figurePython && !figurePython.gaveUp ? figurePython : null;
+}
+
 /**
  * The figures' worker, or the numbers' one if there is no second or it gave up: then the
  * figures wait for the main charts to be drawn, so as not to slow them. The figures' worker
@@ -351,12 +356,13 @@ function drawBaked(spread = false) {
  */
 async function figureCall(/** @type {string} */ type, /** @type {Object} */ body) {
   const work = current;
-  if (figurePython && !figurePython.gaveUp) await work.helped;
-  if (!figurePython || figurePython.gaveUp) await work.mainDrawn.promise; // it may give up meanwhile
+  if (figuresWorker()) await work.helped;
+  if (!figuresWorker()) await work.mainDrawn.promise; // (it may have given up meanwhile)
   if (work !== current) throw new Error("superseded by newer settings");
-  if (figurePython && !figurePython.gaveUp) {
+  const worker = figuresWorker();
+  if (worker) {
     try {
-      return await figurePython.call(type, { ...body, budget: FIGURE_BUDGET });
+      return await worker.call(type, { ...body, budget: FIGURE_BUDGET });
     } catch (error) {
       if (!(error instanceof PythonUnavailable)) throw error;
       figurePython = null; // from now on the numbers' worker draws the figures too
@@ -413,7 +419,7 @@ function compute() {
   const figures = new Job({ ...settings }, key, lane, false, baked.sketched);
   // `current` first: the figures' lane asks it whether the main charts are drawn yet, or
   // whether the figures' worker, if any, is done helping with their points
-  const helper = figurePython && !figurePython.gaveUp ? figurePython : null;
+  const helper = figuresWorker();
   const helped = helper && mainCharts().length
     ? help(numbers, mainCharts()[0], (type, body) => helper.call(type, body)) : Promise.resolve();
   current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped };
@@ -539,7 +545,7 @@ function sayStatus() {
  */
 async function readTrace(file, name) {
   const { trace } = await python.call("trace", { file, name });
-  if (figurePython && !figurePython.gaveUp) await figurePython.call("trace", { file, name }).catch(() => {});
+  await figuresWorker()?.call("trace", { file, name }).catch(() => {});
   return trace;
 }
 
@@ -785,7 +791,8 @@ window.pdsplit = {
   economics: () => stepped("economics"), // sim.economics's JSON for settings()
   async memory() {
     const sizes = { numbers: (await python.call("memory")).bytes };
-    if (figurePython && !figurePython.gaveUp) sizes.figures = (await figurePython.call("memory")).bytes;
+    const worker = figuresWorker();
+    if (worker) sizes.figures = (await worker.call("memory")).bytes;
     return sizes;
   },
   timings,

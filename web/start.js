@@ -16,8 +16,8 @@ export const workerURL = workerOf(config);
 
 /**
  * Whether a second worker computes the lesson's figures, once it has helped with the main
- * charts' points (help.js): where the device has 4 cores or more. Measured on 2 cores, it did not pay: figures
- * computed alongside slowed the main charts (the main thread draws, and a core each is all
+ * charts' points (help.js): where the device has 4 cores or more. Measured on 2 cores, it
+ * did not pay: figures computed alongside slowed the main charts (the main thread draws, and a core each is all
  * there is), and computed after them they took as long as in the first worker. Never for a
  * piece of a course page (?embed=1): it shows a chart or two, and its page's other pieces
  * share its Python (or each has its own, where there is no hub).

@@ -162,8 +162,7 @@ class Page:
         pieces, stages = listed
         while len(self._pieces) > len(FIGURES):
             self._pieces.popitem(last=False)
-        if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part <= len(pieces):
-            raise ValueError(f"part must be a whole number from 0 to {len(pieces)}; got {part!r}")
+        whole_number("part", part, len(pieces))
         if not isinstance(sketch, bool):
             raise ValueError(f"sketch must be true or false; got {sketch!r}")
         needed, drawing = figure.sketch(self.lab, s) if sketch and figure.sketch else (None, None)
@@ -201,11 +200,8 @@ class Page:
         # the rest's points backwards: the sketch's are the first worker's (it simulates them
         # in one request, to draw them soon, so points told meanwhile would come too late)
         order = list(range(len(ordered) - 1, sketched - 1, -1))
-        for what, value, top in (("done", done, len(order)), ("main", main, None)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
-                    top is not None and value > top):
-                raise ValueError(f"{what} must be a whole number from 0"
-                                 + (f" to {top}" if top is not None else "") + f"; got {value!r}")
+        whole_number("done", done, len(order))
+        whole_number("main", main)
         # what the first worker has done, and the point it is on (this load's, with the numbers)
         passed = main // len(layouts_of(s)) + 1
 
@@ -219,6 +215,14 @@ class Page:
             if wanted(i):
                 points.append(self.lab.compare(ordered[i]))
         return {"points": json.dumps(points), "done": done, "left": sum(map(wanted, order[done:]))}
+
+
+def whole_number(what, value, top=None):
+    """Refuse a count that is not a whole number from 0 (to top, if given)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
+            top is not None and value > top):
+        raise ValueError(f"{what} must be a whole number from 0"
+                         + (f" to {top}" if top is not None else "") + f"; got {value!r}")
 
 
 def points_of(text):
