@@ -288,6 +288,26 @@ for (const name of [...baked.sketched, ...baked.staged]) {
   chart.after(note);
 }
 
+// A caption keeps the room of the most lines it has had at this width: a drag that takes it
+// from three lines to two and back would move everything below it up and down at each stop
+// (a new width starts again from its own). The verdict keeps its room its own way.
+const captionRoom = new ResizeObserver((entries) => {
+  for (const { target, contentRect } of entries) {
+    const caption = /** @type {HTMLElement} */ (target);
+    const width = String(Math.round(contentRect.width));
+    if (caption.dataset.roomWidth !== width) {
+      caption.dataset.roomWidth = width;
+      caption.style.removeProperty("min-height");
+      caption.style.minHeight = `${caption.getBoundingClientRect().height}px`; // its own, at this width
+    } else if (contentRect.height > parseFloat(caption.style.minHeight || "0")) {
+      caption.style.minHeight = `${contentRect.height}px`;
+    }
+  }
+});
+for (const caption of document.querySelectorAll("figure.chart > figcaption, p.rate:not(#caption-verdict)")) {
+  captionRoom.observe(caption);
+}
+
 /**
  * Say by a chart, quietly, that more of its points are on their way (or no longer), and
  * whether its caption is still the earlier settings' (its numbers dotted until it is not).
@@ -465,8 +485,11 @@ function dimIfSlow() {
     for (const name of [...mainCharts(), ...laneFigures()]) {
       if (drawn.whole.has(name)) continue;
       if (drawn.sketched.has(name)) continue; // its sketch is these settings' (its caption is dimmed)
-      // a chart greys; a finding told in words greys too (the verdict has given way already)
-      document.getElementById(WORDS_ONLY.includes(name) ? `caption-${name}` : `chart-${name}`)?.classList.add("pending");
+      // a chart greys, and its caption with it, whose numbers are the same earlier settings';
+      // a finding told in words greys too (the verdict has given way already)
+      const caption = document.getElementById(`caption-${name}`);
+      if (!WORDS_ONLY.includes(name)) document.getElementById(`chart-${name}`)?.classList.add("pending");
+      if (caption && caption.dataset.key !== keyOf(settings)) caption.classList.add("pending");
     }
   }, DIM_AFTER);
 }

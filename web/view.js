@@ -108,16 +108,21 @@ export function fitted(figure, width) {
  * @param {any} margin @param {number} width */
 const plotWidth = (margin, width) => width - (margin.l ?? 80) - (margin.r ?? 80);
 
-// px: the height of a line of an axis title
+// px: the height of a line of an axis title; the smallest font a title takes to fit on one
+// line (the tick labels')
 const TITLE_LINE = 19;
+const MIN_TITLE = 12;
 /** A canvas's context, to measure titles in their font. @type {CanvasRenderingContext2D | null} */
 let measure = null;
 
 /**
- * An x axis title wider than its axis (figure 7's "req/s, the lesson's traffic" under a third
- * of a phone's width) would run into its neighbour's: its words are wrapped to the axis's
- * length, measured in the title's font, and the chart grows by the lines added so that its
- * plot keeps its height. The words and their order stay Python's.
+ * An x axis title wider than its axis (figure 1's "split's writer: ms" under half of a phone's
+ * width) would run into its neighbour's. Its figure's x titles first take a smaller font, all
+ * the same one (titles side by side in two sizes would read as two kinds of thing), down to
+ * the ticks' 12 px. Where even that does not fit (figure 7's "req/s, the lesson's traffic"
+ * under a third), the words are wrapped to the axis's length at their own size, and the chart
+ * grows by the lines added so that its plot keeps its height. Titles are measured in their
+ * font; the words and their order stay Python's.
  * @param {any} figure @param {number} width
  */
 function fitTitles(figure, width) {
@@ -127,22 +132,37 @@ function fitTitles(figure, width) {
   measure ??= document.createElement("canvas").getContext("2d");
   const context = measure;
   if (!context) return;
+  const titles = Object.entries(layout).filter(([key, axis]) => /^xaxis\d*$/.test(key)
+    && typeof axis?.title?.text === "string" && axis.title.text && !axis.title.text.includes("<br>"))
+    .map(([, axis]) => {
+      const [from, to] = axis.domain ?? [0, 1];
+      // Plotly's default: the layout's font, 1.2 times as large
+      const size = axis.title.font?.size ?? Math.round(1.2 * (layout.font?.size ?? 12));
+      const family = axis.title.font?.family ?? layout.font?.family ?? "sans-serif";
+      /** @param {string} line @param {number} px */
+      const fits = (line, px) => {
+        context.font = `${px}px ${family}`;
+        return context.measureText(line).width <= plot * (to - from);
+      };
+      return { axis, size, fits };
+    });
+  const over = titles.filter(({ axis, size, fits }) => !fits(axis.title.text, size));
+  if (!over.length) return;
+  const sizes = over.map(({ axis, size, fits }) => {
+    for (let px = size - 1; px >= MIN_TITLE; px -= 1) if (fits(axis.title.text, px)) return px;
+    return 0;
+  });
+  if (sizes.every((px) => px > 0)) {
+    const px = Math.min(...sizes);
+    for (const { axis, size } of titles) axis.title = { ...axis.title, font: { ...axis.title.font, size: Math.min(size, px) } };
+    return;
+  }
   let added = 0;
-  for (const [key, axis] of Object.entries(layout)) {
-    const text = axis?.title?.text;
-    if (!/^xaxis\d*$/.test(key) || typeof text !== "string" || text.includes("<br>")) continue;
-    const [from, to] = axis.domain ?? [0, 1];
-    // Plotly's default: the layout's font, 1.2 times as large
-    const size = axis.title.font?.size ?? Math.round(1.2 * (layout.font?.size ?? 12));
-    context.font = `${size}px ${axis.title.font?.family ?? layout.font?.family ?? "sans-serif"}`;
-    const room = plot * (to - from);
-    const fits = (/** @type {string} */ line) => context.measureText(line).width <= room;
-    if (fits(text)) continue;
-    const lines = wrapWords(text, fits);
+  for (const { axis, size, fits } of over) {
+    const lines = wrapWords(axis.title.text, (line) => fits(line, size));
     axis.title = { ...axis.title, text: lines.join("<br>") };
     added = Math.max(added, (lines.length - 1) * TITLE_LINE);
   }
-  if (!added) return;
   layout.margin = { ...margin, b: (margin.b ?? 80) + added };
   if (typeof layout.height === "number") layout.height += added;
 }

@@ -65,6 +65,49 @@ LEGENDS = """() => Array.from(document.querySelectorAll('.plot'), plot => plot)
 })"""
 
 
+# The sticky line at the top (the headline on a laptop, #glance on a phone) and where an
+# element brought into view by a link lands: its top, and that line's bottom.
+LANDS = """id => {
+    const sticky = [document.getElementById('headline'), document.getElementById('glance')]
+        .find(e => e.getClientRects().length && getComputedStyle(e).position === 'sticky');
+    return [document.getElementById(id).getBoundingClientRect().top, sticky.getBoundingClientRect().bottom];
+}"""
+
+
+def assert_links_clear_the_sticky_line(page):
+    """An in-page link (the explorer's "The charts for these settings", or a course site's to
+    a figure) brings its target into view below the sticky line, not under it."""
+    for target in ("charts", "watch"):
+        page.evaluate("location.hash = ''; scrollTo(0, 0)")
+        page.evaluate("id => { location.hash = id; }", target)
+        page.wait_for_function(f"({LANDS})('{target}')[0] < innerHeight / 2", timeout=10_000)
+        top, line = page.evaluate(LANDS, target)
+        assert line - 1 <= top, f"#{target} lands at {top} px, under the sticky line (down to {line} px)"
+    page.evaluate("history.replaceState(null, '', location.pathname + location.search); scrollTo(0, 0)")
+
+
+# Each shown chart's x axis titles: [chart, [[its lines, font size, left, right], ...]].
+X_TITLES = """() => Array.from(document.querySelectorAll('.plot'))
+    .filter(plot => plot._fullLayout && !plot.closest('[hidden], details:not([open])')).map(plot => [plot.id,
+        Array.from(plot.querySelectorAll('.infolayer [class$="title"] text'))
+            .filter(t => /^x\\d*title$/.test(t.getAttribute('class')) && t.textContent).map(t => {
+                const box = t.getBoundingClientRect();
+                return [t.querySelectorAll('tspan.line').length || 1, parseFloat(getComputedStyle(t).fontSize), box.left, box.right];
+            })])"""
+
+
+def assert_x_titles_fit(page):
+    """No x axis title runs into its neighbour's. Figure 1's two, side by side, each half a
+    phone's width, fit on one line in the same font, no smaller than the ticks' 12 px."""
+    titles = dict(page.evaluate(X_TITLES))
+    for chart, found in titles.items():
+        spans = sorted((left, right) for *_, left, right in found)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), (chart, found)
+    stall = titles["chart-stall"]
+    assert len(stall) == 2 and {lines for lines, *_ in stall} == {1}, stall
+    assert len({size for _, size, *_ in stall}) == 1 and stall[0][1] >= 12, stall
+
+
 @pytest.mark.parametrize("width, height", [(375, 740), (1280, 800)])
 def test_layout(browser, site, artifacts, width, height):
     page = open_page(browser, site, width, height)
@@ -77,6 +120,8 @@ def test_layout(browser, site, artifacts, width, height):
         for plot, legend_bottom, plot_top in legends:
             assert legend_bottom is not None, f"{plot} has no legend or plot area"
             assert legend_bottom <= plot_top + 1, f"{plot}: legend reaches into the plot area"
+        assert_links_clear_the_sticky_line(page)
+        assert_x_titles_fit(page)
         assert page.watch.console_errors() == []
     finally:
         page.context.close()
@@ -109,3 +154,31 @@ def test_charts_fit_again_when_the_window_turns(browser, site):
         assert page.watch.console_errors() == []
     finally:
         page.context.close()
+
+
+# A caption's height, and the height of its words alone (which its kept room may exceed).
+CAPTION = """id => {
+    const caption = document.getElementById(id), words = document.createRange();
+    words.selectNodeContents(caption);
+    return [caption.getBoundingClientRect().height, words.getBoundingClientRect().height];
+}"""
+BELOW = "document.getElementById('figures').getBoundingClientRect().top + scrollY"
+
+
+def test_a_caption_keeps_its_room_and_nothing_below_it_moves_back(lesson):
+    """Figure 2's caption takes three lines at 4,000-token prompts and two at the lesson's
+    2,000 (at 1280 px). Going back, it keeps the room of three, so that the figures below do
+    not move up and then down again at the next stop of a drag."""
+    page = lesson
+    page.get_by_role("button", name="Lesson default").click()  # every setting, from other tests
+    page.evaluate("window.pdsplit.settled()")
+    page.evaluate("window.pdsplit.set({prompt: 4000})")
+    page.evaluate("window.pdsplit.settled()")
+    tall, tall_words = page.evaluate(CAPTION, "caption-gap")
+    below = page.evaluate(BELOW)
+    page.evaluate("window.pdsplit.set({prompt: 2000})")
+    page.evaluate("window.pdsplit.settled()")
+    kept, words = page.evaluate(CAPTION, "caption-gap")
+    assert words < tall_words, "the two settings' captions should differ in lines for this test"
+    assert kept == tall
+    assert page.evaluate(BELOW) == below

@@ -82,6 +82,8 @@ def test_nothing_dims_at_a_change_and_what_is_slow_dims_later(one_worker):
     assert dimmed == []
     # 6,000 requests: the main charts take seconds, so after 0.25 s they are dimmed ...
     page.wait_for_function("document.getElementById('chart-goodput').classList.contains('pending')")
+    # ... and with them their captions, whose numbers are the same earlier settings' ...
+    assert page.evaluate("['caption-goodput', 'caption-gap'].filter(id => !document.getElementById(id).classList.contains('pending'))") == []
     # ... until they are drawn for these settings; once settled nothing is dimmed.
     page.evaluate("window.pdsplit.settled()")
     assert page.evaluate("Array.from(document.querySelectorAll('.pending'), e => e.id)") == []
