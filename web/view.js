@@ -163,6 +163,7 @@ function fitTitles(figure, width) {
     axis.title = { ...axis.title, text: lines.join("<br>") };
     added = Math.max(added, (lines.length - 1) * TITLE_LINE);
   }
+  if (!added) return; // a word too long alone: nothing to wrap
   layout.margin = { ...margin, b: (margin.b ?? 80) + added };
   if (typeof layout.height === "number") layout.height += added;
 }
