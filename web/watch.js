@@ -100,7 +100,7 @@ export class Watch {
     this.asked = ""; // a window the simulator refused, not asked for again
     this.settledKey = ""; // the settings the page last settled for: their events may be asked for
     /** @type {Record<string, string>|null} */ this.colours = null;
-    /** @type {{solid: HTMLCanvasElement, ghost: HTMLCanvasElement, x: (t: number) => number}|null} */ this.layers = null;
+    /** @type {ReturnType<typeof paintLayers>|null} */ this.layers = null;
     this.wire();
   }
 
@@ -328,7 +328,7 @@ export class Watch {
     const canvas = /** @type {HTMLCanvasElement} */ (this.where.canvas);
     if (!this.layers || !this.data) return;
     const c = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-    const { solid, ghost, x } = this.layers;
+    const { solid, ghost, x, lanes } = this.layers;
     const scale = canvas.width / canvas.clientWidth;
     const cut = Math.round(x(this.at) * scale), line = Math.ceil(scale);
     const from = whole || this.cut === null || cut < this.cut ? 0 : Math.max(0, this.cut - line);
@@ -338,7 +338,7 @@ export class Watch {
     c.drawImage(ghost, from, 0, to - from, h, from, 0, to - from, h);
     if (cut > from) c.drawImage(solid, from, 0, cut - from, h, from, 0, cut - from, h);
     c.fillStyle = this.colours?.mark ?? "#000";
-    c.fillRect(cut - line, 0, line, h);
+    for (const [top, bottom] of lanes) c.fillRect(cut - line, Math.round(top * scale), line, Math.round((bottom - top) * scale));
     this.cut = cut;
   }
 

@@ -48,6 +48,7 @@ function axisStep(span) {
  * @param {{t0: number, t1: number, settings: Record<string, number|string>, layouts: {layout: string, events: any[], rows: {lane: string, index: number}[]}[]}} data
  * @param {Record<string, string>} colours  the theme's, resolved
  * @param {boolean} old  the events are for settings before the current ones: greyed
+ * @returns {{solid: HTMLCanvasElement, ghost: HTMLCanvasElement, x: (t: number) => number, lanes: [number, number][]}}
  */
 export function paintLayers(canvas, data, colours, old) {
   const height = AXIS + data.layouts.reduce((h, l) => h + HEAD + l.rows.length * LANE + GAP, 0);
@@ -71,7 +72,15 @@ export function paintLayers(canvas, data, colours, old) {
   const solid = layer(true);
   canvas.dataset.old = String(old);
   if (old) for (const c of [ghost, solid]) greyed(c);
-  return { solid, ghost, x };
+  // px, top and bottom of each layout's lanes: the playhead crosses these, not the layouts'
+  // names, which run across the window (on a phone, most of it)
+  /** @type {[number, number][]} */ const lanes = [];
+  let top = AXIS;
+  for (const layout of data.layouts) {
+    lanes.push([top + HEAD, top + HEAD + layout.rows.length * LANE]);
+    top += HEAD + layout.rows.length * LANE + GAP;
+  }
+  return { solid, ghost, x, lanes };
 }
 
 /** Old events: faded into the background. @param {HTMLCanvasElement} layer */

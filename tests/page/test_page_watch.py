@@ -154,6 +154,33 @@ MID_READ = """() => {
 }"""
 
 
+# The playhead's column on the canvas (where the mark's colour is in the most rows), and the
+# runs of rows, top to bottom, in which that column has the mark's colour.
+PLAYHEAD = """() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))).then(() => {
+    const canvas = document.getElementById('watch-canvas');
+    const { data, width, height } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--mark)';
+    canvas.after(probe);
+    const [r, g, b] = getComputedStyle(probe).color.match(/\\d+/g).map(Number);
+    probe.remove();
+    const mark = (x, y) => { const i = (y * width + x) * 4; return data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255; };
+    let column = -1, most = 0;
+    for (let x = 0; x < width; x++) {
+        let n = 0;
+        for (let y = 0; y < height; y++) n += mark(x, y);
+        if (n > most) [column, most] = [x, n];
+    }
+    const runs = [];
+    for (let y = 0, start = null; y <= height; y++) {
+        const on = y < height && mark(column, y);
+        if (on && start === null) start = y;
+        if (!on && start !== null) { runs.push([start, y]); start = null; }
+    }
+    return { column, runs, scale: canvas.width / canvas.clientWidth };
+})"""
+
+
 @pytest.mark.parametrize("width, height", [(1280, 800), (375, 740)])
 def test_mid_read_on_a_shared_gpu_fits_and_is_shot(browser, site, artifacts, width, height):
     """Mid-read, the shared GPU's gap counter has passed the target while the split's has not;
@@ -163,6 +190,11 @@ def test_mid_read_on_a_shared_gpu_fits_and_is_shot(browser, site, artifacts, wid
         page.evaluate("window.pdsplit.settled()")
         shown(page)
         read = page.evaluate(MID_READ)
+        # The playhead crosses each layout's lanes, not its name above them (which on a phone
+        # runs across most of the window): one run of rows a layout, each a lane or more tall.
+        playhead = page.evaluate(PLAYHEAD)
+        lanes = [(a, b) for a, b in playhead["runs"] if b - a >= 24 * playhead["scale"]]
+        assert len(lanes) == 2, playhead  # shared, split
         said = page.locator("#watch-said").text_content()
         assert f"reads request {read['request']}'s" in said
         assert 0.9 * (read["end"] - read["start"]) > 0.1  # the default gap target
