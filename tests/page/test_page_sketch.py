@@ -107,6 +107,12 @@ def test_a_change_shows_a_sketch_first_then_the_whole_chart(page, change):
         check_draw(draw, cache)
     for name in MAIN:
         mine = [d for d in draws if d["id"] == f"chart-{name}"]
+        if not mine[0]["sketch"] and page.cores >= 4 and name == "gap" and len(mine) == 1:
+            # With the second worker's help, figure 2's points (the goodput chart's runs) may
+            # all be simulated by the time its sketch is asked for: it then comes whole at
+            # once, as sim/show/page.py says, exact (check_draw) and under its own caption.
+            assert mine[0]["settings"] == settings and not mine[0]["older"] and not mine[0]["dotted"]
+            continue
         assert mine[0]["sketch"], f"{name}: its first draw for the new settings is its sketch"
         assert not mine[-1]["sketch"] and mine[-1]["settings"] == settings
         # a sketch under the caption of the settings before says so, and the caption's numbers are dotted
