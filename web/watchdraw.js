@@ -43,6 +43,21 @@ function axisStep(span) {
 }
 
 /**
+ * px, the top and bottom of each layout's lanes, one under the other below the time axis, each
+ * under its layout's name (HEAD px) and followed by a GAP.
+ * @param {{rows: any[]}[]} layouts @returns {[number, number][]}
+ */
+function laneBands(layouts) {
+  /** @type {[number, number][]} */ const bands = [];
+  let top = AXIS;
+  for (const layout of layouts) {
+    bands.push([top + HEAD, top + HEAD + layout.rows.length * LANE]);
+    top += HEAD + layout.rows.length * LANE + GAP;
+  }
+  return bands;
+}
+
+/**
  * Paint the window's events into two layers the canvas's size, and size the canvas to its lanes.
  * @param {HTMLCanvasElement} canvas
  * @param {{t0: number, t1: number, settings: Record<string, number|string>, layouts: {layout: string, events: any[], rows: {lane: string, index: number}[]}[]}} data
@@ -51,7 +66,10 @@ function axisStep(span) {
  * @returns {{solid: HTMLCanvasElement, ghost: HTMLCanvasElement, x: (t: number) => number, lanes: [number, number][]}}
  */
 export function paintLayers(canvas, data, colours, old) {
-  const height = AXIS + data.layouts.reduce((h, l) => h + HEAD + l.rows.length * LANE + GAP, 0);
+  // the playhead crosses the lanes, not the layouts' names above them, which run across the
+  // window (on a phone, most of it)
+  const lanes = laneBands(data.layouts);
+  const height = lanes.length ? lanes[lanes.length - 1][1] + GAP : AXIS;
   const scale = window.devicePixelRatio || 1;
   const width = Math.max(240, canvas.clientWidth);
   if (canvas.style.height !== `${height}px`) canvas.style.height = `${height}px`; // CSSOM, as CSP allows
@@ -65,21 +83,13 @@ export function paintLayers(canvas, data, colours, old) {
     out.height = canvas.height;
     const c = /** @type {CanvasRenderingContext2D} */ (out.getContext("2d"));
     c.scale(scale, scale);
-    paint(c, data, colours, x, width, solid);
+    paint(c, data, colours, x, width, solid, lanes);
     return out;
   };
   const ghost = layer(false);
   const solid = layer(true);
   canvas.dataset.old = String(old);
   if (old) for (const c of [ghost, solid]) greyed(c);
-  // px, top and bottom of each layout's lanes: the playhead crosses these, not the layouts'
-  // names, which run across the window (on a phone, most of it)
-  /** @type {[number, number][]} */ const lanes = [];
-  let top = AXIS;
-  for (const layout of data.layouts) {
-    lanes.push([top + HEAD, top + HEAD + layout.rows.length * LANE]);
-    top += HEAD + layout.rows.length * LANE + GAP;
-  }
   return { solid, ghost, x, lanes };
 }
 
@@ -98,8 +108,9 @@ function greyed(layer) {
  * One layer: the axis, each layout's lanes and its events.
  * @param {CanvasRenderingContext2D} c @param {any} data @param {Record<string, string>} colours
  * @param {(t: number) => number} x @param {number} width @param {boolean} solid
+ * @param {[number, number][]} lanes  laneBands' of data.layouts
  */
-function paint(c, data, colours, x, width, solid) {
+function paint(c, data, colours, x, width, solid, lanes) {
   const { t0, t1 } = data;
   const slots = Math.max(1, Number(data.settings.slots));
   c.font = "12px system-ui, sans-serif";
@@ -115,15 +126,14 @@ function paint(c, data, colours, x, width, solid) {
       if (at - w / 2 > LABELS - 4 && at + w / 2 < width) c.fillText(label, at - w / 2, AXIS / 2 - 1);
     }
   }
-  let top = AXIS;
-  for (const layout of data.layouts) {
+  for (const [k, layout] of data.layouts.entries()) {
+    const [top] = lanes[k];
     const colour = colours[layout.layout];
     c.globalAlpha = 1;
     c.fillStyle = colours.ink;
     c.font = "600 13px system-ui, sans-serif";
-    c.fillText(NAMES[/** @type {keyof NAMES} */ (layout.layout)], 4, top + HEAD / 2);
+    c.fillText(NAMES[/** @type {keyof NAMES} */ (layout.layout)], 4, top - HEAD / 2);
     c.font = "12px system-ui, sans-serif";
-    top += HEAD;
     /** @type {Map<string, number>} */ const rowTop = new Map();
     layout.rows.forEach((/** @type {any} */ row, /** @type {number} */ i) => {
       const y = top + i * LANE;
@@ -174,6 +184,5 @@ function paint(c, data, colours, x, width, solid) {
     c.fillStyle = colour;
     c.fill(ticks);
     c.globalAlpha = 1;
-    top += layout.rows.length * LANE + GAP;
   }
 }
