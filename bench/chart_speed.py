@@ -88,14 +88,26 @@ NO_HELP = """
 """
 
 
+# Waits for both charts of the settings `key`, on the event itself: a wait_for_function
+# would run its test at every frame, and that main-thread work, on a 2-core machine, slows
+# the very worker being measured (a busy main thread took it from 2.5x to 3.1x native here).
+CHARTS_FOR = """key => new Promise((resolve, reject) => {
+    setTimeout(() => reject(new Error(`no pdsplit:charts for ${key} within 30 s`)), 30000);
+    const done = () => __bench.charts.some(([t, k]) => k === key && t >= __bench.down.at(-1));
+    if (done()) return resolve();
+    addEventListener('pdsplit:charts', function heard() {
+        if (done()) { removeEventListener('pdsplit:charts', heard); resolve(); }
+    });
+})"""
+
+
 def step(page, slider):
     """One step up of one slider: ms from the key to the numbers, the first movement of the
     main charts and both complete; and the settings it reached."""
     page.focus(f"#slider-{slider}")
     page.keyboard.press("ArrowRight")
     want = page.evaluate(CURRENT_KEY)
-    page.wait_for_function(
-        "key => __bench.charts.some(([t, k]) => k === key && t >= __bench.down.at(-1))", arg=want)
+    page.evaluate(CHARTS_FOR, want)
     b = page.evaluate("window.__bench")
     down = b["down"][-1]
     took = {kind: next(t for t, k in b[kind] if k == want and t >= down) - down
