@@ -92,11 +92,11 @@ NO_HELP = """
 # would run its test at every frame, and that main-thread work, on a 2-core machine, slows
 # the very worker being measured (a busy main thread took it from 2.5x to 3.1x native here).
 CHARTS_FOR = """key => new Promise((resolve, reject) => {
-    setTimeout(() => reject(new Error(`no pdsplit:charts for ${key} within 30 s`)), 30000);
     const done = () => __bench.charts.some(([t, k]) => k === key && t >= __bench.down.at(-1));
     if (done()) return resolve();
+    const late = setTimeout(() => reject(new Error(`no pdsplit:charts for ${key} within 30 s`)), 30000);
     addEventListener('pdsplit:charts', function heard() {
-        if (done()) { removeEventListener('pdsplit:charts', heard); resolve(); }
+        if (done()) { clearTimeout(late); removeEventListener('pdsplit:charts', heard); resolve(); }
     });
 })"""
 
