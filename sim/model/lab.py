@@ -334,9 +334,9 @@ LAYOUT = {
               "local_below", "reader_gpu", "writer_gpu")
     + ("reader_power", "writer_power", "local_queue"),  # docs/model.md: "Price and power"
 }
-DEPENDS = {layout: WORKLOAD + names for layout, names in LAYOUT.items()}
-# by attrgetter: a chart asks ~80 times for a key (a generator's was a third of its cached draw)
-_DEPENDS = {layout: attrgetter(*names) for layout, names in DEPENDS.items()}
+# A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
+# a chart asks ~80 times for a key (a generator's was a third of its cached draw)
+_DEPENDS = {layout: attrgetter(*WORKLOAD, *names) for layout, names in LAYOUT.items()}
 _TRACED = {layout: attrgetter("rps", *names) for layout, names in LAYOUT.items()}
 
 
