@@ -419,13 +419,16 @@ function shows(main) {
   };
 }
 const address = new Address(ADDRESS_AFTER);
-const numbersLane = new Latest((type, body) => python.call(type, body), shows(true));
+// (while the figures' worker helps with the main charts' points, they reach the numbers'
+// worker only with its next request: then it is asked for a slice at a time)
+const numbersLane = new Latest((type, body) => python.call(type, body), shows(true),
+  { helped: () => Boolean(current?.helping), together: true });
 const figuresLane = new Latest(figureCall, shows(false));
 
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>, helped: Promise<void>}}
+ * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>, helped: Promise<void>, helping: boolean}}
  */
 let current;
 
@@ -442,7 +445,9 @@ function compute() {
   const helper = figuresWorker();
   const helped = helper && mainCharts().length
     ? help(numbers, mainCharts()[0], (type, body) => helper.call(type, body)) : Promise.resolve();
-  current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped };
+  const helping = Boolean(helper && mainCharts().length);
+  const work = current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped, helping };
+  if (helping) helped.then(() => { work.helping = false; });
   numbersLane.want(numbers);
   figuresLane.want(figures);
   // The verdict is never shown for settings it was not worked out for: it gives way at once,

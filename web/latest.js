@@ -5,9 +5,13 @@
 // settings' request goes again, to the new worker, from the first piece of its figure.
 // The first chart's request goes out with the numbers', not once their reply is heard, and
 // the next request goes out before a reply is drawn, so the worker computes while the
-// main thread draws; and it asks for DRAWING ms of pieces instead of one slice, since the
-// main thread, drawing a chart, could not ask for the next piece meanwhile (the worker
-// would wait for it), nor send a newer setting's numbers before the draw is over.
+// main thread draws. A request asks for pieces until its chart's sketch or whole figure is
+// done (RUN_ON ms at most), not for one slice: the worker hands back early once a newer
+// request comes in, and a newer setting's numbers go out at once, while the request for
+// older settings is still under way (`early`). Each round trip cost the worker a wait,
+// longest when the main thread was drawing a chart and could not ask for the next piece.
+// While a second worker helps with a chart's points (help.js), they reach this one only
+// with a request: then a request asks for one slice, or DRAWING ms while a chart is drawn.
 // A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
 // sketch first: every such chart's sketch, then every chart whole, so that each chart moves
 // soon after a change and then fills in. A figure asked for whole may reply with a sketch
@@ -69,6 +73,9 @@ export class Job {
 }
 
 const DRAWING = 30; // ms: about what a chart's draw takes (bench/chart_speed.py prints it)
+// ms: a bound only (a figure's sketch or whole ends a request first): the explorer's main
+// charts after their sketch take ~0.7 s in the page here
+const RUN_ON = 2000;
 
 export class Latest {
   /**
@@ -76,13 +83,23 @@ export class Latest {
    * @param {{numbers: (job: Job, reply: any) => void, figure: (job: Job, name: string, reply: any) => void,
    *          sketch: (job: Job, name: string, reply: any) => void,
    *          failed: (job: Job, error: Error) => void}} show  puts replies on screen
+   * @param {{helped?: () => boolean, together?: boolean}} [options]  `helped`: whether another
+   *   worker helps now (help.js): then a request asks for a slice at a time, so that its
+   *   points come in with the next. `together`: a figure's whole brings the figures after it
+   *   that are whole at once (the main charts: the same runs), drawn in the same task
    */
-  constructor(call, show) {
+  constructor(call, show, { helped = () => false, together = false } = {}) {
     this.call = call;
     this.show = show;
+    this.helped = helped;
+    this.together = together;
     /** @type {Job|null} */ this.job = null;
     this.running = false;
     this.started = false;
+    /** The request under way, whose reply `run` awaits. @type {ReturnType<Latest["send"]>} */
+    this.pending = null;
+    /** The newest job's first request, sent while an older one's was under way. @type {ReturnType<Latest["send"]>} */
+    this.early = null;
   }
 
   /** Make `job` the one to work on; older work is abandoned. @param {Job} job */
@@ -94,6 +111,13 @@ export class Latest {
       this.job.charts.reject(error);
     }
     this.job = job;
+    // Its numbers go now, not once the request under way is answered: the worker hands
+    // that one back as soon as it hears this. One such request at a time: a later change
+    // waits for it, and then asks for the newest settings.
+    if (this.running && this.pending && this.pending.job !== job && !this.early) {
+      this.early = this.send();
+      this.early?.reply.catch(() => {}); // heard in run(), or dropped with the worker
+    }
     this.run();
     return job;
   }
@@ -109,7 +133,8 @@ export class Latest {
    * request goes too (`ahead`): the worker answers the numbers in a few ms, and then waited
    * for the main thread, busy with the key and the numbers' reply, to ask for the next piece
    * (8 ms of the 40 to the first sketch, measured here). If a newer setting takes over
-   * meanwhile, `ahead` costs the worker up to DRAWING ms of work for settings already left.
+   * meanwhile, `ahead` costs the worker a slice of work (~10 ms) for settings already left,
+   * DRAWING ms while another worker helps.
    * @param {boolean} [drawing]  a chart is drawn meanwhile
    * @returns {null | {job: Job, request: any, reply: Promise<any>, ahead?: any}}
    */
@@ -118,16 +143,20 @@ export class Latest {
     if (!job || job.done) return null;
     const ask = (/** @type {any} */ request, /** @type {Object} */ budget = {}) =>
       ({ job, request, reply: this.call(request.type, { ...request, ...budget, settings: job.settings }) });
+    const helped = this.helped();
     const request = job.request();
     if (request.type !== "figure") {
       const sent = ask(request);
       if (job.steps.length === 0) return sent;
-      const ahead = ask(job.request(0), { budget: DRAWING });
+      const ahead = ask(job.request(0), { budget: helped ? DRAWING : RUN_ON });
       ahead.reply.catch(() => {}); // dropped if the numbers fail or are superseded
       return { ...sent, ahead };
     }
     const told = job.told.length ? { told: job.told.splice(0) } : {}; // lost with the worker, if it is: then simulated
-    return ask(request, { ...told, ...(drawing ? { budget: DRAWING } : {}) });
+    const budget = !helped ? RUN_ON : drawing ? DRAWING : 0;
+    const then = this.together && !request.sketch
+      ? job.steps.slice(job.index + 1).filter((step) => !step.sketch && !job.whole.has(step.name)).map((step) => step.name) : [];
+    return ask(request, { ...told, ...(budget ? { budget } : {}), ...(then.length ? { then } : {}) });
   }
 
   async run() {
@@ -135,6 +164,7 @@ export class Latest {
     this.running = true;
     try {
       for (let sent = this.send(); sent; ) {
+        this.pending = sent;
         const { job, request } = sent;
         /** @type {null | (() => void)} */ let show = null;
         let drawing = false; // the reply shown is a chart's
@@ -150,10 +180,14 @@ export class Latest {
                 job.numbers.resolve(reply.result);
               };
             } else if ("figure" in reply) {
-              job.whole.add(request.name);
+              const also = /** @type {any[]} */ (reply.also ?? []); // the figures after it, whole at once
+              for (const name of [request.name, ...also.map((more) => more.name)]) job.whole.add(name);
               job.advance();
               drawing = true;
-              show = () => this.show.figure(job, request.name, reply);
+              show = () => {
+                this.show.figure(job, request.name, reply);
+                for (const more of also) this.show.figure(job, more.name, more);
+              };
             } else if ("sketch" in reply) {
               job.parts.set(request.name, reply.next);
               if (request.sketch) job.advance(); // else a stage of a figure asked for whole: its rest next
@@ -181,11 +215,14 @@ export class Latest {
             show = () => this.show.failed(job, /** @type {Error} */ (error));
           }
         }
-        sent = ahead && !job.done ? ahead : this.send(drawing); // under way while this reply is drawn
+        // under way while this reply is drawn
+        sent = this.early ?? (ahead && !job.done ? ahead : this.send(drawing));
+        this.early = null;
         show?.();
       }
     } finally {
       this.running = false;
+      this.pending = null;
     }
   }
 }

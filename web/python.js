@@ -5,9 +5,9 @@
 
 /** How long a request may go unanswered (ms) before the worker counts as stuck or closed.
  * The work behind each is bounded: a compare at the page's limits (6,000 requests) takes
- * about 0.15 s in Pyodide here, and a figure request does about 10 ms of pieces (50 ms for
- * the figures' worker), or draws a figure from cached runs (at most about 0.5 s at 6,000
- * requests). */
+ * about 0.15 s in Pyodide here, and a figure request does pieces for at most 2 s (latest.js:
+ * RUN_ON, past which it stops at the end of its piece: one run, less than a compare), or draws a
+ * figure from cached runs (at most about 0.5 s at 6,000 requests). */
 export const DEADLINES = {
   compare: 5000,
   figure: 8000,

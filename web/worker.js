@@ -22,10 +22,14 @@
 //              file kept from an earlier visit (store.js), so traffic=own goes on meaning it
 //   compare -> sim.show.page's reply
 //   help    -> sim.show.page's reply: a main chart's points, simulated for the numbers' worker
-//   figure  -> sim.show.page's reply; with `budget` (ms), the worker asks sim.show.page for the next
-//              pieces until that much time has passed, or the figure or its sketch is
-//              done, and answers the last reply: fewer round trips, for a worker that only
-//              draws figures, or while the page's main thread is drawing and could not ask
+//   figure  -> sim.show.page's reply; with `then` (figure names), a whole figure's reply has
+//              `also`: those of them that came whole at once, in order, each {name, ...reply}.
+//              With `budget` (ms), the worker asks sim.show.page for the next
+//              pieces until that much time has passed, the figure or its sketch is done,
+//              or a newer request has come in, and answers the last reply: fewer round
+//              trips, and none while the page's main thread is drawing and could not ask.
+//              Between two of sim.show.page's slices (~10 ms) it lets waiting messages in,
+//              so a newer setting is heard within a slice however long the budget
 // An error after which this Python cannot go on carries `fatal: true`.
 
 import { kept as keptTrace } from "./store.js";
@@ -245,12 +249,23 @@ function isFatal(e) {
   return e instanceof Fatal || Boolean(e?.pyodide_fatal_error) || /fatally failed|Pyodide has suffered a fatal error/.test(String(e?.message ?? e));
 }
 
+// A pause of one task between two slices of a figure, so that messages already waiting are
+// heard: a newer request then ends the figure's request at once (`heard`). This port's message
+// and the page's come by the same task source (HTML's posted-message one), in the order
+// sent, so a request that came before the pause is heard before it ends.
+const pause = new MessageChannel();
+/** @type {(() => void)[]} */ const paused = [];
+pause.port1.onmessage = () => paused.shift()?.();
+const nextTask = () => new Promise((resolve) => { paused.push(() => resolve(undefined)); pause.port2.postMessage(null); });
+let heard = 0; // requests heard so far
+
 self.onmessage = async (event) => {
   const { id, type, ...body } = event.data;
   if (type === "alive") {
     self.postMessage({ id, result: { booting } });
     return;
   }
+  const mine = ++heard;
   try {
     if (!booted) start(type === "boot" ? body : {});
     const { pyodide, handle, info } = await /** @type {ReturnType<typeof boot>} */ (booted);
@@ -263,7 +278,7 @@ self.onmessage = async (event) => {
     } else if (type === "memory") {
       self.postMessage({ id, result: { bytes: pyodide._module.HEAP8.length } });
     } else {
-      const { budget = 0, ...request } = body;
+      const { budget = 0, then = [], ...request } = body;
       if (type === "trace" && request.file instanceof Blob) { // read here, never sent anywhere
         request.text = await request.file.text();
         delete request.file;
@@ -272,7 +287,21 @@ self.onmessage = async (event) => {
       let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
       while (type === "figure" && "next" in reply && !("figure" in reply) && !("sketch" in reply) &&
              performance.now() - began < budget) {
+        await nextTask();
+        if (heard !== mine) break; // a newer request: this one hands back what is done
         reply = JSON.parse(handle(JSON.stringify({ type, ...request, part: reply.next, told: [] })));
+      }
+      // The figures asked for `then` come with a whole figure if they are whole at once (the
+      // other main chart, from the runs just simulated), so that the page draws them in the
+      // same task and frame. One that is not stops it: its pieces, if any were simulated,
+      // are kept for its own request.
+      if (type === "figure" && "figure" in reply && then.length && heard === mine) {
+        reply.also = [];
+        for (const name of then) {
+          const more = JSON.parse(handle(JSON.stringify({ type, name, part: 0, settings: request.settings })));
+          if (!("figure" in more)) break; // (an error included: its own request says it)
+          reply.also.push({ name, ...more });
+        }
       }
       if ("error" in reply) self.postMessage({ id, error: reply.error });
       else self.postMessage({ id, result: reply });

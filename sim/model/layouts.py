@@ -22,7 +22,7 @@ class Run:
     Per-request lists are in no particular order: the metrics only count and rank them."""
 
     __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
-                 "gaps", "measured", "gpus", "handed")
+                 "gaps", "measured", "scored", "gpus", "handed")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -33,6 +33,7 @@ class Run:
         self.regular = {}  # step -> how many gaps lasted exactly that one step
         self.gaps = 0  # all gaps, regular ones included
         self.measured = None  # target-free measures, worked out once (see metrics.measure)
+        self.scored = None  # (targets, measures) of its last scoring (see metrics.score)
         self.gpus = []  # (Served, request indices) of each GPU, kept only when recording
         self.handed = None  # the split's readers and link (link.hand_over), only when recording
 

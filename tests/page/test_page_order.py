@@ -26,7 +26,8 @@ LOG = """
         constructor(...args) {
             super(...args);
             window.__worker = this;
-            this.addEventListener("message", (e) => window.__log.push(["reply", e.data?.id]));
+            this.addEventListener("message", (e) => window.__log.push(
+                ["reply", e.data?.id, (e.data?.result?.also ?? []).map((more) => more.name)]));
         }
     };
     const send = Worker.prototype.postMessage;
@@ -93,9 +94,11 @@ def test_nothing_dims_at_a_change_and_what_is_slow_dims_later(one_worker):
 
 def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     """A reply's next request goes to the worker before the reply is drawn (a draw takes
-    ~30 ms here, and the worker would wait for it): between the reply a main chart's draw
-    shows and the draw, a request is sent. Only the last draw has none: the figures, on this
-    one worker, wait for the main charts."""
+    ~10 to 40 ms here, and the worker would wait for it): between the reply a main chart's
+    draw shows and the draw, a request is sent, for pieces until the chart's sketch or whole
+    is done. Only the last reply has none: it brings both main charts whole (the gap chart's
+    runs are the goodput chart's), drawn one after the other in the same task, and the
+    figures, on this one worker, wait for the main charts."""
     page = one_worker
     page.evaluate("window.__log.length = 0")
     page.evaluate("window.pdsplit.set({prompt: 1700, reply: 230})")
@@ -104,15 +107,61 @@ def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     draws = [i for i, (kind, what, *_) in enumerate(log)
              if kind == "draw" and what.removeprefix("chart-") in MAIN]
     assert len(draws) >= 4  # each main chart's sketch, then each whole
-    for i in draws[:-1]:
-        heard = max(j for j in range(i) if log[j][0] == "reply")
-        sent = [entry for entry in log[heard + 1:i] if entry[0] == "send"]
-        assert sent, log[heard:i + 1]
+    heard = [max(j for j in range(i) if log[j][0] == "reply") for i in draws]
+    # the last two draws: both charts whole, from one reply, with nothing between them
+    assert heard[-1] == heard[-2] and log[heard[-1]][2] == ["gap"], log[heard[-2]:draws[-1] + 1]
+    assert [log[i][1] for i in draws[-2:]] == ["chart-goodput", "chart-gap"]
+    assert not [entry for entry in log[heard[-1]:draws[-1]] if entry[0] == "send"]
+    for i, reply in zip(draws[:-2], heard[:-2]):
+        sent = [entry for entry in log[reply + 1:i] if entry[0] == "send"]
+        assert sent, log[reply:i + 1]
         # for more than one slice: the main thread could not ask for the next one while it draws
-        assert all(entry[2] > 0 for entry in sent), log[heard:i + 1]
-    # a piece asked for with no draw under way is one slice, so that newer settings come in soon
-    figures = [entry[2] for entry in log if entry[0] == "send" and entry[3] == "figure"]
-    assert figures.count(0) > len(draws), figures
+        assert all(entry[2] > 0 for entry in sent), log[reply:i + 1]
+
+
+def test_a_newer_setting_goes_to_the_worker_at_once_and_the_older_request_hands_back(one_worker):
+    """A figure request runs on until its chart's sketch or whole is done, and a newer
+    setting does not wait for it: its numbers go to the worker at once, and the worker,
+    between two slices, hears them and hands the older request back unfinished."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    # 6,000 requests: the main charts take seconds, so a request for them is under way
+    page.evaluate("window.pdsplit.set({requests: 6000, seed: 5151})")
+    page.wait_for_function("""() => window.__log.filter(e => e[0] === 'send' && e[3] === 'figure').length >= 2""")
+    page.evaluate("window.__log.length = 0")
+    page.evaluate("window.pdsplit.set({requests: 600, seed: 7})")
+    page.evaluate("window.pdsplit.settled()")
+    log = page.evaluate("window.__log")
+    compare = next(entry for entry in log if entry[0] == "send" and entry[3] == "compare")
+    # sent before any reply was heard: the older request was still under way
+    assert log.index(compare) < min(i for i, entry in enumerate(log) if entry[0] == "reply"), log[:6]
+    # and the numbers' reply is the first heard, the older request's just after
+    replies = [entry[1] for entry in log if entry[0] == "reply"]
+    assert replies.index(compare[1]) <= 1, (compare, replies[:4])
+
+
+def test_a_request_running_on_hands_back_when_a_newer_one_comes(one_worker):
+    """At the worker: a figure request for up to a minute of pieces, then a compare sent
+    just after it. The compare is answered first, between two slices, and the figure
+    request comes back with what it had done, short of its sketch or whole."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    settings = {**page.evaluate("window.pdsplit.settings()"), "seed": 626262, "requests": 3000}
+    replies = page.evaluate("""(settings) => new Promise((resolve) => {
+        const worker = window.__worker, heard = [];
+        worker.addEventListener("message", function listen(e) {
+            if (e.data?.id !== 987001 && e.data?.id !== 987002) return;
+            heard.push(e.data);
+            if (heard.length === 2) { worker.removeEventListener("message", listen); resolve(heard); }
+        });
+        worker.postMessage({id: 987001, type: "figure", name: "goodput", part: 0, budget: 60000, settings});
+        worker.postMessage({id: 987002, type: "compare", settings: {...settings, seed: 626263}});
+    })""", settings)
+    assert [r["id"] for r in replies] == [987002, 987001]
+    assert "result" in replies[0] and "shared" in replies[0]["result"]["result"]
+    figure = replies[1]["result"]
+    assert "figure" not in figure and "sketch" not in figure
+    assert 0 < figure["next"] < figure["parts"]
 
 
 def test_the_first_chart_is_asked_for_with_the_numbers(one_worker):
