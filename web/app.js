@@ -443,9 +443,9 @@ function compute() {
   // `current` first: the figures' lane asks it whether the main charts are drawn yet, or
   // whether the figures' worker, if any, is done helping with their points
   const helper = figuresWorker();
-  const helped = helper && mainCharts().length
-    ? help(numbers, mainCharts()[0], (type, body) => helper.call(type, body)) : Promise.resolve();
   const helping = Boolean(helper && mainCharts().length);
+  const helped = helping ? help(numbers, mainCharts()[0], (type, body) => /** @type {Python} */ (helper).call(type, body))
+    : Promise.resolve();
   const work = current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped, helping };
   if (helping) helped.then(() => { work.helping = false; });
   numbersLane.want(numbers);

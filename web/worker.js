@@ -254,9 +254,9 @@ function isFatal(e) {
 // and the page's come by the same task source (HTML's posted-message one), in the order
 // sent, so a request that came before the pause is heard before it ends.
 const pause = new MessageChannel();
-/** @type {(() => void)[]} */ const paused = [];
-pause.port1.onmessage = () => paused.shift()?.();
-const nextTask = () => new Promise((resolve) => { paused.push(() => resolve(undefined)); pause.port2.postMessage(null); });
+/** @type {((value: unknown) => void)[]} */ const paused = [];
+pause.port1.onmessage = () => paused.shift()?.(undefined);
+const nextTask = () => new Promise((resolve) => { paused.push(resolve); pause.port2.postMessage(null); });
 let heard = 0; // requests heard so far
 
 self.onmessage = async (event) => {
