@@ -14,7 +14,10 @@
 // with a request: then a request asks for one slice, or DRAWING ms while a chart is drawn.
 // A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
 // sketch first: every such chart's sketch, then every chart whole, so that each chart moves
-// soon after a change and then fills in. A figure asked for whole may reply with a sketch
+// soon after a change and then fills in; in the numbers' lane a sketch's request goes out
+// with the next step's, which the worker goes on to at once (worker.js: `follows`), and the
+// last whole chart's brings the other main chart whole (`then`: the same runs), drawn in the
+// same task. A figure asked for whole may reply with a sketch
 // too, at the end of each of its stages (figures 7 and 9, a panel or a mix at a time): it
 // is drawn as a sketch, and the same figure's rest is asked for next.
 
@@ -62,6 +65,13 @@ export class Job {
   advance() {
     this.index += 1;
     while (this.index < this.steps.length && this.whole.has(this.steps[this.index].name)) this.index += 1;
+  }
+
+  /** The step after `index` that is still to do, or -1. @param {number} index */
+  after(index) {
+    let next = index + 1;
+    while (next < this.steps.length && this.whole.has(this.steps[next].name)) next += 1;
+    return next < this.steps.length ? next : -1;
   }
 
   /** The next request to send for this job (or the one at step `index`). */
@@ -136,6 +146,10 @@ export class Latest {
    * meanwhile, `ahead` costs the worker a slice of work (~10 ms) for settings already left,
    * DRAWING ms while another worker helps.
    * @param {boolean} [drawing]  a chart is drawn meanwhile
+   * A sketch's request, in the numbers' lane (`together`) while no other worker helps, is
+   * followed by the next step's (`ahead` again, sent `follows`: worker.js): the worker goes
+   * on to it at once, where it waited (about 5 ms a step here) for the main thread to draw
+   * the sketch and then ask.
    * @returns {null | {job: Job, request: any, reply: Promise<any>, ahead?: any}}
    */
   send(drawing = false) {
@@ -154,9 +168,24 @@ export class Latest {
     }
     const told = job.told.length ? { told: job.told.splice(0) } : {}; // lost with the worker, if it is: then simulated
     const budget = !helped ? RUN_ON : drawing ? DRAWING : 0;
-    const then = this.together && !request.sketch
-      ? job.steps.slice(job.index + 1).filter((step) => !step.sketch && !job.whole.has(step.name)).map((step) => step.name) : [];
-    return ask(request, { ...told, ...(budget ? { budget } : {}), ...(then.length ? { then } : {}) });
+    const sent = ask(request, { ...told, ...(budget ? { budget } : {}), ...this.then(job, job.index) });
+    const next = this.together && !helped && request.sketch ? job.after(job.index) : -1;
+    if (next < 0) return sent;
+    const ahead = ask(job.request(next), { follows: true, budget: RUN_ON, ...this.then(job, next) });
+    ahead.reply.catch(() => {}); // dropped if this request fails or its settings are left
+    return { ...sent, ahead };
+  }
+
+  /**
+   * `then` for the request of step `index`, a figure whole, in a lane that asks for figures
+   * together: the figures of the steps after it, whole, not drawn whole yet.
+   * @param {Job} job @param {number} index @returns {{then?: string[]}}
+   */
+  then(job, index) {
+    if (!this.together || job.steps[index].sketch) return {};
+    const then = job.steps.slice(index + 1).filter((step) => !step.sketch && !job.whole.has(step.name))
+      .map((step) => step.name);
+    return then.length ? { then } : {};
   }
 
   async run() {
@@ -168,13 +197,13 @@ export class Latest {
         const { job, request } = sent;
         /** @type {null | (() => void)} */ let show = null;
         let drawing = false; // the reply shown is a chart's
-        let ahead = null; // the first figure's piece, sent with the numbers: next, if they came
+        let ahead = null; // the request sent with this one (the first figure's with the numbers): next
         try {
           const reply = await sent.reply;
           if (job === this.job) { // else the user has moved on: drop it
+            ahead = sent.ahead ?? null;
             if (request.type === "compare") {
               job.index = 0;
-              ahead = sent.ahead ?? null;
               show = () => {
                 this.show.numbers(job, reply);
                 job.numbers.resolve(reply.result);

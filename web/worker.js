@@ -29,7 +29,12 @@
 //              or a newer request has come in, and answers the last reply: fewer round
 //              trips, and none while the page's main thread is drawing and could not ask.
 //              Between two of sim.show.page's slices (~10 ms) it lets waiting messages in,
-//              so a newer setting is heard within a slice however long the budget
+//              so a newer setting is heard within a slice however long the budget.
+//              With `follows: true` (the next piece of the same work, sent with the request
+//              before it so that the worker goes straight on to it, rather than wait for the
+//              page to ask once it has drawn that one's reply), it does not end the request
+//              before it but waits for its end; should a newer request come meanwhile, it
+//              ends at once with nothing done: {next: part}
 // An error after which this Python cannot go on carries `fatal: true`.
 
 import { kept as keptTrace } from "./store.js";
@@ -257,16 +262,28 @@ const pause = new MessageChannel();
 /** @type {((value: unknown) => void)[]} */ const paused = [];
 pause.port1.onmessage = () => paused.shift()?.(undefined);
 const nextTask = () => new Promise((resolve) => { paused.push(resolve); pause.port2.postMessage(null); });
-let heard = 0; // requests heard so far
+let heard = 0; // requests heard so far, but those that follow another
+/** The end of the last request heard, which a request that follows waits for. */
+let lastEnded = Promise.resolve();
 
 self.onmessage = async (event) => {
-  const { id, type, ...body } = event.data;
+  const { id, type, follows = false, ...body } = event.data;
   if (type === "alive") {
     self.postMessage({ id, result: { booting } });
     return;
   }
-  const mine = ++heard;
+  const mine = follows ? heard : ++heard;
+  const before = lastEnded;
+  /** @type {() => void} */ let ended = () => {};
+  lastEnded = new Promise((resolve) => { ended = resolve; });
   try {
+    if (follows) {
+      await before;
+      if (heard !== mine) { // a newer request came: this one's settings are left
+        self.postMessage({ id, result: { next: body.part ?? 0 } });
+        return;
+      }
+    }
     if (!booted) start(type === "boot" ? body : {});
     const { pyodide, handle, info } = await /** @type {ReturnType<typeof boot>} */ (booted);
     if (type === "boot") {
@@ -309,5 +326,7 @@ self.onmessage = async (event) => {
   } catch (e) {
     const message = String(/** @type {Error} */ (e)?.message ?? e);
     self.postMessage(isFatal(e) ? { id, error: message, fatal: true } : { id, error: message });
+  } finally {
+    ended();
   }
 };

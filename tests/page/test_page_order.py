@@ -32,7 +32,8 @@ LOG = """
     };
     const send = Worker.prototype.postMessage;
     Real.prototype.postMessage = function (message, ...rest) {
-        window.__log.push(["send", message?.id, message?.budget ?? 0, message?.type]);
+        window.__log.push(["send", message?.id, message?.budget ?? 0, message?.type, message?.name ?? null,
+                           Boolean(message?.sketch), Boolean(message?.follows)]);
         return send.call(this, message, ...rest);
     };
     let plotly;
@@ -94,11 +95,12 @@ def test_nothing_dims_at_a_change_and_what_is_slow_dims_later(one_worker):
 
 def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     """A reply's next request goes to the worker before the reply is drawn (a draw takes
-    ~10 to 40 ms here, and the worker would wait for it): between the reply a main chart's
-    draw shows and the draw, a request is sent, for pieces until the chart's sketch or whole
-    is done. Only the last reply has none: it brings both main charts whole (the gap chart's
-    runs are the goodput chart's), drawn one after the other in the same task, and the
-    figures, on this one worker, wait for the main charts."""
+    ~10 to 40 ms here, and the worker would wait for it): while a main chart is drawn, a
+    request is under way (sent between the reply the draw shows and the draw, or with the
+    request before, to follow it), for pieces until the chart's sketch or whole is done.
+    Only the last reply has none: it brings both main charts whole (the gap chart's runs are
+    the goodput chart's), drawn one after the other in the same task, and the figures, on
+    this one worker, wait for the main charts."""
     page = one_worker
     page.evaluate("window.__log.length = 0")
     page.evaluate("window.pdsplit.set({prompt: 1700, reply: 230})")
@@ -112,11 +114,12 @@ def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     assert heard[-1] == heard[-2] and log[heard[-1]][2] == ["gap"], log[heard[-2]:draws[-1] + 1]
     assert [log[i][1] for i in draws[-2:]] == ["chart-goodput", "chart-gap"]
     assert not [entry for entry in log[heard[-1]:draws[-1]] if entry[0] == "send"]
-    for i, reply in zip(draws[:-2], heard[:-2]):
-        sent = [entry for entry in log[reply + 1:i] if entry[0] == "send"]
-        assert sent, log[reply:i + 1]
+    answered = {entry[1]: j for j, entry in enumerate(log) if entry[0] == "reply"}
+    for i in draws[:-2]:
+        under_way = [entry for j, entry in enumerate(log[:i]) if entry[0] == "send" and answered.get(entry[1], len(log)) > i]
+        assert under_way, log[:i + 1]
         # for more than one slice: the main thread could not ask for the next one while it draws
-        assert all(entry[2] > 0 for entry in sent), log[reply:i + 1]
+        assert all(entry[2] > 0 for entry in under_way), log[:i + 1]
 
 
 def test_a_newer_setting_goes_to_the_worker_at_once_and_the_older_request_hands_back(one_worker):
@@ -200,3 +203,72 @@ def test_a_sketch_comes_back_at_once_even_within_a_budget(one_worker):
     result = reply["result"]
     assert "sketch" in result and "figure" not in result
     assert result["next"] < result["parts"]
+
+
+def test_a_sketch_request_is_followed_by_the_next_so_the_worker_goes_straight_on(one_worker):
+    """The gap chart's sketch (drawn from runs the goodput chart's sketch simulated) takes
+    the worker a few ms, and it then waited, about 5 ms a step here, for the main thread to
+    draw the goodput sketch and ask for more. So the sketch's request goes with the next
+    step's, the goodput chart whole, sent to follow it: the worker goes on to it at once.
+    The whole request is under way before the gap sketch's reply is heard."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    page.evaluate("window.__log.length = 0")
+    page.evaluate("window.pdsplit.set({prompt: 2100, reply: 190})")
+    page.evaluate("window.pdsplit.settled()")
+    log = page.evaluate("window.__log")
+    sends = {entry[1]: (i, entry) for i, entry in enumerate(log) if entry[0] == "send" and entry[3] == "figure"}
+    gap_sketch = next((i, e) for i, e in sends.values() if e[4] == "gap" and e[5])
+    whole = next((i, e) for i, e in sends.values() if e[4] == "goodput" and not e[5])
+    assert whole[1][6], ("the whole request follows the sketch's", whole)
+    assert whole[0] == gap_sketch[0] + 1, log[gap_sketch[0]:whole[0] + 1]
+    heard = next(i for i, entry in enumerate(log) if entry[0] == "reply" and entry[1] == gap_sketch[1][1])
+    assert whole[0] < heard
+    # and it is not what ended the sketch's request: that one came back with its sketch
+    draws = [entry[1] for entry in log[heard:] if entry[0] == "draw"]
+    assert draws[0] == "chart-gap", log[heard:heard + 4]
+
+
+WORKER_REPLIES = """([requests, count]) => new Promise((resolve) => {
+    const worker = window.__worker, heard = [], ids = requests.map((r) => r.id);
+    worker.addEventListener("message", function listen(e) {
+        if (!ids.includes(e.data?.id)) return;
+        heard.push(e.data);
+        if (heard.length === count) { worker.removeEventListener("message", listen); resolve(heard); }
+    });
+    for (const request of requests) worker.postMessage(request);
+})"""
+
+
+def test_a_request_that_follows_waits_for_the_one_before_and_does_not_end_it(one_worker):
+    """At the worker: a sketch's request for up to a minute of pieces, then the same chart's
+    rest sent to follow it. The sketch comes back first, done (a newer request would have
+    ended it short), and then the rest, whole, from where the sketch left off."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    settings = {**page.evaluate("window.pdsplit.settings()"), "seed": 737373, "requests": 3000}
+    sketch, whole = page.evaluate(WORKER_REPLIES, [[
+        {"id": 988001, "type": "figure", "name": "goodput", "part": 0, "sketch": True, "budget": 60000, "settings": settings},
+        {"id": 988002, "type": "figure", "name": "goodput", "part": 0, "budget": 60000, "follows": True, "settings": settings},
+    ], 2])
+    assert [sketch["id"], whole["id"]] == [988001, 988002]
+    assert "sketch" in sketch["result"] and 0 < sketch["result"]["next"] < sketch["result"]["parts"]
+    assert "figure" in whole["result"] and whole["result"]["next"] == whole["result"]["parts"]
+
+
+def test_a_request_that_follows_ends_with_nothing_done_when_a_newer_one_comes(one_worker):
+    """At the worker: a figure request, one to follow it, then a compare for newer settings.
+    The compare is answered first; the figure request comes back short; the one that
+    followed, which was waiting, comes back at once with nothing done: its settings are left."""
+    page = one_worker
+    page.evaluate("window.pdsplit.settled()")
+    settings = {**page.evaluate("window.pdsplit.settings()"), "seed": 747474, "requests": 3000}
+    replies = page.evaluate(WORKER_REPLIES, [[
+        {"id": 989001, "type": "figure", "name": "goodput", "part": 0, "budget": 60000, "settings": settings},
+        {"id": 989002, "type": "figure", "name": "gap", "part": 3, "budget": 60000, "follows": True, "settings": settings},
+        {"id": 989003, "type": "compare", "settings": {**settings, "seed": 747475}},
+    ], 3])
+    assert [r["id"] for r in replies] == [989003, 989001, 989002]
+    assert "shared" in replies[0]["result"]["result"]
+    assert "figure" not in replies[1]["result"] and 0 < replies[1]["result"]["next"] < replies[1]["result"]["parts"]
+    assert replies[2]["result"] == {"next": 3}
