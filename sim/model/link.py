@@ -33,27 +33,27 @@ def reads(work, s, who=None):
     local_below, local_queue = s.local_below, s.local_queue
     free = [0.0] * s.readers if who is None else Taking(s.readers, who)  # when each is next free
     others = range(1, s.readers)
-    starts, ends = [], []
-    start_at, end_at = starts.append, ends.append
+    # (None for a local prompt; written by index: in Pyodide, the page's Python, a call to a
+    # list's append costs more than twice a store by index)
+    starts, ends = [None] * len(work.prompts), [None] * len(work.prompts)
     sent = []  # the starts of the prompts sent to the readers, in order (local_queue only)
     started = 0  # of them, how many start at or before the latest arrival
+    i = -1  # the request's index
     for a, p, d in zip(work.arrivals, work.prompts, took):
+        i += 1
         if local_queue:
             while started < len(sent) and sent[started] <= a:
                 started += 1
             waiting = len(sent) - started
         if p < local_below or (local_queue and waiting >= local_queue):
-            start_at(None)
-            end_at(None)
             continue
         r, start = 0, (free[0] if free[0] > a else a)
         for k in others:
             begin = free[k] if free[k] > a else a
             if begin < start:
                 r, start = k, begin
-        free[r] = end = start + d
-        start_at(start)
-        end_at(end)
+        free[r] = ends[i] = start + d
+        starts[i] = start
         if local_queue:
             sent.append(start)
     return starts, ends
