@@ -11,7 +11,9 @@
 // older settings is still under way (`early`). Each round trip cost the worker a wait,
 // longest when the main thread was drawing a chart and could not ask for the next piece.
 // While a second worker helps with a chart's points (help.js), they reach this one only
-// with a request: then a request asks for one slice, or DRAWING ms while a chart is drawn.
+// with a request: then a request asks for one slice, or DRAWING ms while a chart is drawn;
+// but a sketch's, whose points the other worker leaves to this one (sim/show/page.py: help),
+// runs on as ever.
 // A chart with a sketch (fewer points, each exact: sim/show/curves.py) is asked for its
 // sketch first: every such chart's sketch, then every chart whole, so that each chart moves
 // soon after a change and then fills in; in the numbers' lane a sketch's request goes out
@@ -143,13 +145,13 @@ export class Latest {
    * request goes too (`ahead`): the worker answers the numbers in a few ms, and then waited
    * for the main thread, busy with the key and the numbers' reply, to ask for the next piece
    * (8 ms of the 40 to the first sketch, measured here). If a newer setting takes over
-   * meanwhile, `ahead` costs the worker a slice of work (~10 ms) for settings already left,
-   * DRAWING ms while another worker helps.
-   * @param {boolean} [drawing]  a chart is drawn meanwhile
+   * meanwhile, `ahead` costs the worker a slice of work (~10 ms) for settings already left:
+   * it hears the newer request between two slices.
    * A sketch's request, in the numbers' lane (`together`) while no other worker helps, is
    * followed by the next step's (`ahead` again, sent `follows`: worker.js): the worker goes
    * on to it at once, where it waited (about 5 ms a step here) for the main thread to draw
    * the sketch and then ask.
+   * @param {boolean} [drawing]  a chart is drawn meanwhile
    * @returns {null | {job: Job, request: any, reply: Promise<any>, ahead?: any}}
    */
   send(drawing = false) {
@@ -162,12 +164,13 @@ export class Latest {
     if (request.type !== "figure") {
       const sent = ask(request);
       if (job.steps.length === 0) return sent;
-      const ahead = ask(job.request(0), { budget: helped ? DRAWING : RUN_ON });
+      const first = job.request(0);
+      const ahead = ask(first, { budget: helped && !first.sketch ? DRAWING : RUN_ON });
       ahead.reply.catch(() => {}); // dropped if the numbers fail or are superseded
       return { ...sent, ahead };
     }
     const told = job.told.length ? { told: job.told.splice(0) } : {}; // lost with the worker, if it is: then simulated
-    const budget = !helped ? RUN_ON : drawing ? DRAWING : 0;
+    const budget = !helped || request.sketch ? RUN_ON : drawing ? DRAWING : 0;
     const sent = ask(request, { ...told, ...(budget ? { budget } : {}), ...this.then(job, job.index) });
     const next = this.together && !helped && request.sketch ? job.after(job.index) : -1;
     if (next < 0) return sent;
