@@ -48,6 +48,15 @@ LOG = """
 """
 
 
+def logged(page, change):
+    """The log of one change of settings, from the change until the page has settled."""
+    page.evaluate("window.pdsplit.settled()")
+    page.evaluate("window.__log.length = 0")
+    page.evaluate("s => window.pdsplit.set(s)", change)
+    page.evaluate("window.pdsplit.settled()")
+    return page.evaluate("window.__log")
+
+
 @pytest.fixture(scope="module")
 def one_worker(browser, site):
     """A booted page on a device of two cores: one worker computes everything."""
@@ -101,11 +110,7 @@ def test_the_worker_computes_the_next_piece_while_a_chart_is_drawn(one_worker):
     Only the last reply has none: it brings both main charts whole (the gap chart's runs are
     the goodput chart's), drawn one after the other in the same task, and the figures, on
     this one worker, wait for the main charts."""
-    page = one_worker
-    page.evaluate("window.__log.length = 0")
-    page.evaluate("window.pdsplit.set({prompt: 1700, reply: 230})")
-    page.evaluate("window.pdsplit.settled()")
-    log = page.evaluate("window.__log")
+    log = logged(one_worker, {"prompt": 1700, "reply": 230})
     draws = [i for i, (kind, what, *_) in enumerate(log)
              if kind == "draw" and what.removeprefix("chart-") in MAIN]
     assert len(draws) >= 4  # each main chart's sketch, then each whole
@@ -172,12 +177,7 @@ def test_the_first_chart_is_asked_for_with_the_numbers(one_worker):
     reply is heard: the worker answers the numbers in a few ms, and the main thread, busy
     with the key and then the numbers, would leave it waiting. It asks for more than one
     slice, since the main thread is busy meanwhile; and the numbers still come first."""
-    page = one_worker
-    page.evaluate("window.pdsplit.settled()")
-    page.evaluate("window.__log.length = 0")
-    page.evaluate("window.pdsplit.set({prompt: 1900, reply: 210})")
-    page.evaluate("window.pdsplit.settled()")
-    log = page.evaluate("window.__log")
+    log = logged(one_worker, {"prompt": 1900, "reply": 210})
     sends = [entry for entry in log if entry[0] == "send" and entry[3] in ("compare", "figure")]
     assert sends[0][3] == "compare" and sends[1][3] == "figure", sends[:2]
     compare = sends[0][1]
@@ -211,12 +211,7 @@ def test_a_sketch_request_is_followed_by_the_next_so_the_worker_goes_straight_on
     draw the goodput sketch and ask for more. So the sketch's request goes with the next
     step's, the goodput chart whole, sent to follow it: the worker goes on to it at once.
     The whole request is under way before the gap sketch's reply is heard."""
-    page = one_worker
-    page.evaluate("window.pdsplit.settled()")
-    page.evaluate("window.__log.length = 0")
-    page.evaluate("window.pdsplit.set({prompt: 2100, reply: 190})")
-    page.evaluate("window.pdsplit.settled()")
-    log = page.evaluate("window.__log")
+    log = logged(one_worker, {"prompt": 2100, "reply": 190})
     sends = {entry[1]: (i, entry) for i, entry in enumerate(log) if entry[0] == "send" and entry[3] == "figure"}
     gap_sketch = next((i, e) for i, e in sends.values() if e[4] == "gap" and e[5])
     whole = next((i, e) for i, e in sends.values() if e[4] == "goodput" and not e[5])
