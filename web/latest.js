@@ -63,17 +63,17 @@ export class Job {
     this.charts.resolve(undefined);
   }
 
-  /** On to the next step that is still to do (a figure drawn whole needs no step more). */
+  /** On to the next step that is still to do. */
   advance() {
-    this.index += 1;
-    while (this.index < this.steps.length && this.whole.has(this.steps[this.index].name)) this.index += 1;
+    this.index = this.after(this.index);
   }
 
-  /** The step after `index` that is still to do, or -1. @param {number} index */
+  /** The step after `index` that is still to do (a figure drawn whole needs no step more),
+   * or steps.length if none is. @param {number} index */
   after(index) {
     let next = index + 1;
     while (next < this.steps.length && this.whole.has(this.steps[next].name)) next += 1;
-    return next < this.steps.length ? next : -1;
+    return next;
   }
 
   /** The next request to send for this job (or the one at step `index`). */
@@ -172,8 +172,8 @@ export class Latest {
     const told = job.told.length ? { told: job.told.splice(0) } : {}; // lost with the worker, if it is: then simulated
     const budget = !helped || request.sketch ? RUN_ON : drawing ? DRAWING : 0;
     const sent = ask(request, { ...told, ...(budget ? { budget } : {}), ...this.then(job, job.index) });
-    const next = this.together && !helped && request.sketch ? job.after(job.index) : -1;
-    if (next < 0) return sent;
+    const next = this.together && !helped && request.sketch ? job.after(job.index) : job.steps.length;
+    if (next >= job.steps.length) return sent;
     const ahead = ask(job.request(next), { follows: true, budget: RUN_ON, ...this.then(job, next) });
     ahead.reply.catch(() => {}); // dropped if this request fails or its settings are left
     return { ...sent, ahead };
