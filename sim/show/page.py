@@ -50,6 +50,7 @@ from time import perf_counter
 
 from ..model import costs
 from ..model.lab import Lab, layouts_of
+from ..model.layouts import chip
 from ..model.watch import WEIGHT, window
 from ..settings import Settings
 from ..workload.tracefile import read_text
@@ -285,11 +286,13 @@ def watch_message(lab, s, request):
 def footer():
     """The footer's numbers, keyed as their data-metric attributes: the build writes them
     into the page, and `python -m sim check` expects them there."""
+    lesson = Settings()
+    gpu = chip(lesson, 0)  # the lesson's GPU, as the simulator makes it
     return {
-        "costs.read_cost": f"{costs.READ_COST * 1e6:.3f} µs",
-        "costs.step": ms(costs.STEP),
-        "costs.slots": str(costs.SLOTS),
+        "costs.read_cost": f"{gpu.read_cost * 1e6:.3f} µs",
+        "costs.step": ms(gpu.step),
+        "costs.slots": str(lesson.slots),
         "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
-        "defaults.requests": f"{Settings().requests:,}",
+        "defaults.requests": f"{lesson.requests:,}",
         "limits.trace_file": f"{TRACE_FILE_BYTES // 10**6} MB",
     }

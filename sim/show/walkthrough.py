@@ -9,6 +9,7 @@ from math import floor, log10
 from textwrap import fill
 
 from ..model import costs
+from ..model.layouts import chip
 from ..model.link import reads
 from ..settings import FIELDS
 from ..workload.draws import Workload, sizes
@@ -22,9 +23,15 @@ BUSY, SLOW_LINK, SHORT_PROMPT = 10.0, 0.25, 200
 ROUND = (1, 2, 2.5, 5)  # round numbers: these times a power of ten
 
 
-def break_even_link():
+def first_gpu(s):
+    """The GPU the walk-through speaks of: GPU 0, of the readers' kind in every layout (the
+    split's first reader, and a shared GPU that reads and writes): the simulator's own."""
+    return chip(s, 0)
+
+
+def break_even_link(s):
     """The link speed (GB/s) at which a cache crosses in the time its prompt is read."""
-    return costs.CACHE_PER_TOKEN / costs.READ_COST / 1e9
+    return costs.CACHE_PER_TOKEN / first_gpu(s).read_cost / 1e9
 
 
 def round_number(x, above):
@@ -38,7 +45,7 @@ def round_number(x, above):
 def reader_capacity(s):
     """Prompts a second one GPU can read, at s's average prompt."""
     prompts = sizes(s.prompt)  # each drawn equally often
-    return len(prompts) / (sum(prompts) * costs.READ_COST)
+    return len(prompts) / (sum(prompts) * first_gpu(s).read_cost)
 
 
 def too_slow_link(s):
@@ -84,7 +91,8 @@ def lesson(lab, s):
     base = lab.compare(s)
     sh, sp = base["shared"], base["split"]
     work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
-    read = s.prompt * costs.READ_COST
+    gpu = first_gpu(s)
+    read = s.prompt * gpu.read_cost
     cache = s.prompt * costs.CACHE_PER_TOKEN
     crossing = cache / (s.link * 1e9)
     prompts = ", ".join(map(number, sizes(s.prompt)))
@@ -117,8 +125,8 @@ def lesson(lab, s):
         f"1. The requests. {requests}",
         f"2. The stall. Reading {a(s.prompt)}-token prompt takes {short_ms(read)} and a GPU "
         f"writes nothing meanwhile, so on a shared GPU every reply in progress waits: its next "
-        f"word comes {ms(read + costs.STEP)} after the one before (the read plus one "
-        f"{ms(costs.STEP)} step).",
+        f"word comes {ms(read + gpu.step)} after the one before (the read plus one "
+        f"{ms(gpu.step)} step).",
         f"3. Measured. Shared: goodput {percent(sh['goodput'])}, first word p50/p99 "
         f"{ms(sh['ttft_p50'])} / {ms(sh['ttft_p99'])}, gap p50/p99 {ms(sh['gap_p50'])} / "
         f"{ms(sh['gap_p99'])}. Split: goodput {percent(sp['goodput'])}, first word p50/p99 "
@@ -128,7 +136,7 @@ def lesson(lab, s):
         f"{cache / 1e6:.1f} MB for {a(s.prompt)}-token prompt, which crosses "
         f"{a(s.link)} GB/s link in {short_ms(crossing)}.",
         f"5. Break-even. The crossing takes as long as the read itself at "
-        f"{break_even_link():.2f} GB/s, whatever the prompt's length: both grow with it.",
+        f"{break_even_link(s):.2f} GB/s, whatever the prompt's length: both grow with it.",
         "6. The link. The split's goodput at "
         + " / ".join(number(g) for g in LINKS) + " GB/s: "
         + " / ".join(f"{x * 100:.1f}" for x in by_link)
@@ -166,8 +174,8 @@ def limit_line(lab, s, both):
     result = lab.compare(s.but(prompt=short))
     if result["shared"]["gap_max"] <= s.gap_target:
         stall = "reads are too short to stall anyone"
-    elif costs.STEP > s.gap_target:
-        stall = (f"one {ms(costs.STEP)} writing step alone is over the {ms(s.gap_target)} "
+    elif first_gpu(s).step > s.gap_target:
+        stall = (f"one {ms(first_gpu(s).step)} writing step alone is over the {ms(s.gap_target)} "
                  f"gap target")
     else:
         stall = f"reads still stall replies past the {ms(s.gap_target)} gap target"

@@ -11,6 +11,8 @@ import sim
 from sim.model import costs
 from sim.settings import FIELDS
 
+A100 = costs.CHIPS["A100"]  # the lesson's GPU: its read cost and writing step
+
 SLIDER = {name: f.metadata["slider"] for name, f in FIELDS.items() if f.metadata["slider"]}
 
 
@@ -57,7 +59,7 @@ def test_looser_targets_never_lower_goodput(s, data):
 def test_faster_link_never_lowers_split_goodput(s, data):
     """Holds while the writer has free slots and the gap target allows a first gap (under two
     steps): then only the time to first word decides, and a faster link only shortens it."""
-    s = s.but(gap_target=max(s.gap_target, 2 * costs.STEP))
+    s = s.but(gap_target=max(s.gap_target, 2 * A100.step))
     faster = s.but(link=data.draw(st.sampled_from([g for g in SLIDER["link"] if g >= s.link])))
     jobs = oracle.draw(s.rps, s.prompt, s.reply, s.requests, s.seed)
     if max(oracle.writer_peak(jobs, g) for g in (s.link, faster.link)) < costs.SLOTS:
@@ -89,10 +91,10 @@ def test_split_gaps_are_one_step_while_the_writer_has_free_slots(s):
     if peak < costs.SLOTS:
         # Every gap is one step, but a reply's first: it waits for the step in progress.
         for _, gaps in words.values():
-            assert all(math.isclose(g, costs.STEP) for g in gaps[1:])
-            assert all(g < 2 * costs.STEP for g in gaps[:1])
+            assert all(math.isclose(g, A100.step) for g in gaps[1:])
+            assert all(g < 2 * A100.step for g in gaps[:1])
         assert not run.burst_gaps
-        assert max(run.max_gap) < 2 * costs.STEP
+        assert max(run.max_gap) < 2 * A100.step
 
 
 def test_a_full_writer_makes_longer_gaps():
@@ -100,4 +102,4 @@ def test_a_full_writer_makes_longer_gaps():
     s = sim.Settings(rps=20.0, prompt=100, reply=1000, requests=400)
     jobs = oracle.draw(s.rps, s.prompt, s.reply, s.requests, s.seed)
     assert oracle.writer_peak(jobs, s.link) == costs.SLOTS
-    assert sim.compare(**s.as_dict())["split"]["gap_max"] > 2 * costs.STEP
+    assert sim.compare(**s.as_dict())["split"]["gap_max"] > 2 * A100.step

@@ -17,6 +17,8 @@ from sim.settings import Settings
 from sim.show.walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK, limits
 from sim.workload.draws import Draws, Workload
 
+A100 = costs.CHIPS["A100"]  # the lesson's GPU: its read cost and writing step
+
 GOLDEN = ROOT / "tests" / "golden"
 
 
@@ -127,7 +129,7 @@ def test_the_limits_agree_with_the_simulation(change):
     limits_line = text.split("Limits: ", 1)[1]
     base = s.as_dict()
     sizes = [round(s.prompt * m) for m in (0.5, 1, 1.5)]
-    capacity = 3 / (sum(sizes) * costs.READ_COST)  # prompts a second one reader reads
+    capacity = 3 / (sum(sizes) * A100.read_cost)  # prompts a second one reader reads
 
     busy = re.search(r"at (\S+) req/s(?:, the most allowed,)? one reader (falls behind|reads "
                      r"slower than requests arrive, but .*? too few for it to fall behind|keeps "
@@ -144,7 +146,7 @@ def test_the_limits_agree_with_the_simulation(change):
         free, wait = 0.0, 0.0
         for arrival, tokens in zip(work.arrivals, work.prompts):
             wait = max(wait, free - arrival)
-            free = max(free, arrival) + tokens * costs.READ_COST
+            free = max(free, arrival) + tokens * A100.read_cost
         assert (wait > s.ttft_target) == (busy.group(2) == "falls behind")
         assert r["split"]["ttft_max"] > s.ttft_target or busy.group(2) != "falls behind"
 
@@ -167,7 +169,7 @@ def test_the_limits_agree_with_the_simulation(change):
     stalled = r["shared"]["gap_max"] > s.gap_target
     assert (short.group(2) == "reads are too short to stall anyone") == (not stalled)
     if stalled:
-        assert ("writing step alone" in short.group(2)) == (costs.STEP > s.gap_target)
+        assert ("writing step alone" in short.group(2)) == (A100.step > s.gap_target)
 
 
 def test_the_words_follow_the_settings():

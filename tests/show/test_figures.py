@@ -18,6 +18,8 @@ from sim.show.report import ms, percent
 sys.path.insert(0, str(ROOT / "figures"))
 import export  # noqa: E402
 
+A100 = costs.CHIPS["A100"]  # the lesson's GPU: its read cost and writing step
+
 FILES = ROOT / "figures"
 
 
@@ -65,23 +67,23 @@ def test_images_are_steady_and_committed(drawn):
 def test_figure1_stall_is_read_plus_one_step(drawn):
     fig, caption = drawn["fig1-stall"]
     meta = fig["layout"]["meta"]
-    read = 2000 * costs.READ_COST
+    read = 2000 * A100.read_cost
     assert meta["read"] == pytest.approx(read, abs=1e-12)
-    assert meta["stall"] == pytest.approx(read + costs.STEP, abs=1e-9)
+    assert meta["stall"] == pytest.approx(read + A100.step, abs=1e-9)
     # Measured again from the marks drawn: the widest gap of a shared row is the stall.
     rect = fig["layout"]["shapes"][0]
     shared_rows = [t for t in fig["data"] if t["xaxis"] == "x"]
     gaps = [b - a for t in shared_rows for a, b in zip(t["x"], t["x"][1:])
             if a <= rect["x0"] + 1e-9 and b >= rect["x1"] - 1e-9]
-    assert gaps and max(gaps) == pytest.approx((read + costs.STEP) * 1000, abs=1e-6)
-    assert f"for {ms(read)}" in caption and f"waits {ms(read + costs.STEP)}" in caption
-    assert ms(read) == "103.0 ms" and ms(read + costs.STEP) == "110.8 ms"
+    assert gaps and max(gaps) == pytest.approx((read + A100.step) * 1000, abs=1e-6)
+    assert f"for {ms(read)}" in caption and f"waits {ms(read + A100.step)}" in caption
+    assert ms(read) == "103.0 ms" and ms(read + A100.step) == "110.8 ms"
     # The split's writer, over the same window, never pauses longer than one step but
     # for a reply's first gap (which waits for the step in progress).
     writer_rows = [t for t in fig["data"] if t["xaxis"] == "x2"]
     assert writer_rows
     steps = [b - a for t in writer_rows for a, b in zip(t["x"], t["x"][1:])]
-    assert max(steps) < 2 * costs.STEP * 1000
+    assert max(steps) < 2 * A100.step * 1000
     assert f"keeps every reply it writes within {ms(max(steps) / 1000)} between" in caption
 
 
@@ -92,7 +94,7 @@ def test_figure2_caption(drawn):
     at4 = lab.compare(sim.Settings(rps=4))["shared"]["gap_p99"]
     assert at4 > 0.1
     assert f"passes the 100.0 ms target at 4 req/s ({ms(at4)})" in caption
-    assert f"at most {ms(costs.STEP)}" in caption
+    assert f"at most {ms(A100.step)}" in caption
 
 
 def test_figure3_marks_the_bisection_crossover(drawn):

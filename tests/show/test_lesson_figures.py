@@ -8,6 +8,8 @@ from sim.show.report import ms, percent
 from sim.show.walkthrough import break_even_link
 from sim.workload.draws import Draws, Workload
 
+A100 = costs.CHIPS["A100"]  # the lesson's GPU: its read cost and writing step
+
 
 @pytest.fixture(scope="module")
 def lab():
@@ -44,13 +46,13 @@ def test_split_goodput_by_link(lab):
 
 
 def test_derived_facts():
-    assert f"{2000 * costs.READ_COST * 1e3:.1f}" == "103.0"
-    assert f"{costs.READ_COST * 1e6:.3f}" == "51.476"
-    assert f"{costs.STEP * 1e3:.4f}" == "7.8767"
+    assert f"{2000 * A100.read_cost * 1e3:.1f}" == "103.0"
+    assert f"{A100.read_cost * 1e6:.3f}" == "51.476"
+    assert f"{A100.step * 1e3:.4f}" == "7.8767"
     assert f"{2000 * costs.CACHE_PER_TOKEN / 1e6:.1f}" == "262.1"
     assert f"{2000 * costs.CACHE_PER_TOKEN / 25e9 * 1e3:.1f}" == "10.5"
-    assert f"{break_even_link():.2f}" == "2.55"
-    assert ms(2000 * costs.READ_COST + costs.STEP) == "110.8 ms"
+    assert f"{break_even_link(sim.Settings()):.2f}" == "2.55"
+    assert ms(2000 * A100.read_cost + A100.step) == "110.8 ms"
 
 
 def test_last_arrival():
