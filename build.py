@@ -10,7 +10,11 @@ natively, and baked into the page so that it shows numbers and charts before Pyt
 loaded in the browser.
 
 Inputs come from `make build` (npm ci, pip download of micropip); a missing one is named
-and the build refuses (exit 1).
+and the build refuses (exit 1). docs/'s Markdown goes along as it is, so that the page's
+footer can link to it by a relative path wherever the site serves dist/.
+
+`python build.py --site` packs an existing dist/ into one archive to upload
+(`make site`; docs/course-sites.md, "Without a build machine").
 """
 
 import argparse
@@ -23,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -42,6 +47,7 @@ PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
+DOCS = ROOT / "docs"
 WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "help.js", "latest.js",
              "python.js", "settings.js", "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
              "style.css", "favicon.svg",
@@ -365,6 +371,7 @@ def build(out):
     (out / "vendor" / PLOTLY_CSS).write_text(plotly_css())
     for name in WEB_FILES:
         shutil.copyfile(WEB / name, out / name)
+    copy_docs(out / "docs")
     version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])
     versioned(out, version)
     (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide, snapshot_bytes))
@@ -378,11 +385,41 @@ def build(out):
     print(f"{total:>12,}  in all, {len(files)} files in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
+def copy_docs(out):
+    """docs/'s Markdown as it is: the footer links to it. (Not its pictures: a browser shows
+    a .md file as plain text, so they would be bytes nobody sees.)"""
+    out.mkdir()
+    for path in sorted(DOCS.glob("*.md")):
+        shutil.copyfile(path, out / path.name)
+
+
+def pack_site(dist, archive):
+    """dist/ as one .tar.gz that unpacks to pdsplit/, for a course site without a build
+    machine. Refuses (MissingInput) if dist/ was never built."""
+    need(dist / "index.html", "run make build first")
+    with tarfile.open(archive, "w:gz") as tar:
+        for path in sorted(dist.rglob("*")):
+            if path.is_file():
+                tar.add(path, arcname=f"{SITE_FOLDER}/{path.relative_to(dist).as_posix()}")
+    size = archive.stat().st_size
+    print(f"{archive.name}: {size / 1e6:.1f} MB; unpack it where the site serves static files "
+          f"(tar -xzf {archive.name} makes {SITE_FOLDER}/)")
+    return archive
+
+
+SITE_FOLDER = "pdsplit"  # what the archive unpacks to
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder")
+    parser.add_argument("--site", action="store_true",
+                        help="pack the built output folder into pdsplit-site-<version>.tar.gz")
     args = parser.parse_args(argv)
     try:
+        if args.site:
+            pack_site(args.out.resolve(), ROOT / f"pdsplit-site-{__version__}.tar.gz")
+            return 0
         build(args.out.resolve())
     except MissingInput as e:
         print(f"build.py: {e}", file=sys.stderr)

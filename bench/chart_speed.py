@@ -37,6 +37,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent / "tests")]
+from record import note  # noqa: E402
 from page_speed import CORES, CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
 from helped import TOLD  # noqa: E402  (counts the points the figures' worker simulated)
 
@@ -178,6 +179,7 @@ def main(argv=None):
         measured = {name: run(browser, base, start, cores, helped) for name, (start, helped) in plans.items()}
         browser.close()
     server.shutdown()
+    bench = f"chart_speed --cores {cores}" if cores else "chart_speed"  # as record.note names it
     seen = f", the page seeing {cores} cores on this machine's {os.cpu_count()}" if cores else ""
     print(f"Charts that follow the hand ({STEPS} prompt and reply steps{seen}; ratios to the native p95):")
     for label, (runs, draws, told) in measured.items():
@@ -188,17 +190,23 @@ def main(argv=None):
               f" p95 {base_p95:6.1f} ms")
         numbers = [took["numbers"] for took, _ in runs]
         met = p95(numbers) < NUMBERS[name]
+        note(bench, f"{label}: slider to numbers, p95", f"{p95(numbers):.1f} ms",
+             f"under {NUMBERS[name]:.0f} ms", met)
         print(f"    slider to numbers      median {statistics.median(numbers):6.1f} ms, p95 "
               f"{p95(numbers):6.1f} ms  (target p95 < {NUMBERS[name]:.0f} ms: {'met' if met else 'NOT met'})")
         for kind, words in (("partial", "first movement"), ("charts", "both charts complete")):
             values = [took[kind] for took, _ in runs]
             ratio = p95(values) / base_p95
             met = ratio <= TARGETS[kind]
+            note(bench, f"{label}: {words}, p95 over the native p95", f"{ratio:.2f}x",
+                 f"at most {TARGETS[kind]}x", met)
             print(f"    {words:<22} median {statistics.median(values):6.1f} ms, p95 {p95(values):6.1f} ms"
                   f" = {ratio:4.2f}x  (target <= {TARGETS[kind]}x: {'met' if met else 'NOT met'})")
         # each step against its own native time: steadier than a ratio of two p95s, each of
         # which one slow step can move (no target: the issue's targets are the ratios above)
         each = [took["charts"] / took["native"] for took, _ in runs]
+        note(bench, f"{label}: both complete, each step over its own native time, median",
+             f"{statistics.median(each):.2f}x")
         print(f"    both complete, each step over its own native time: median {statistics.median(each):4.2f}x,"
               f" p95 {p95(each):4.2f}x  (no target)")
         settled = [took["settled"] for took, _ in runs]

@@ -14,6 +14,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import note  # noqa: E402
 from page_speed import CURRENT_KEY, LISTEN, booted, launch, p95, serve  # noqa: E402
 
 START = "?gpus=4&readers=2&chunk=512&routing=least-loaded&rps=8"  # opens the panel
@@ -67,6 +68,8 @@ def main():
     for kind, words in (("numbers", "slider to numbers"), ("charts", "slider to main charts")):
         values = [r[kind] for r in runs]
         met = "met" if p95(values) < TARGETS[kind] else "NOT met"
+        note("explorer_speed", f"{words}, p95 ({len(values)} steps, panel open)", f"{p95(values):.1f} ms",
+             f"under {TARGETS[kind]:.0f} ms", p95(values) < TARGETS[kind])
         print(f"  {words:<22} median {statistics.median(values):6.1f} ms, p95 {p95(values):6.1f} ms"
               f"  (target p95 < {TARGETS[kind]:.0f} ms: {met})")
     print(f"  at the last setting ({settings['gpus']} GPUs): rate() {findings[0]:.0f} ms, "

@@ -15,6 +15,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import note  # noqa: E402
 from page_speed import booted, launch, p95, serve  # noqa: E402
 
 START = "?gpus=8&readers=3&rps=16&reader_gpu=H100"  # Splitwise-HA's state: opens the panel
@@ -50,6 +51,7 @@ def main():
         runs = [change(page, 2.05 + 0.1 * k) for k in range(CHANGES)]
         browser.close()
     server.shutdown()
+    note("price_speed", "a typed price to the per-dollar numbers, p95", f"{p95(runs):.0f} ms")
     print(f"price page (panel open, {START[1:]}): price typed to the per-dollar numbers, "
           f"{CHANGES} changes: median {statistics.median(runs):.0f} ms, p95 {p95(runs):.0f} ms")
 

@@ -31,9 +31,10 @@ from math import inf
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 import oracle  # noqa: E402
+from record import note  # noqa: E402
 import sim  # noqa: E402
 from sim.show.watch import default_window  # noqa: E402
 from sim.workload import azure  # noqa: E402
@@ -96,6 +97,8 @@ def main():
             met = "met" if ratio >= target else "NOT met"
             print(f"    {requests:>6,} requests: {ratio:5.1f}x faster (lowest {worst:.1f}x), "
                   f"engine {t * 1e3:.2f} ms  ({met})")
+            note("sim_speed", f"engine over the oracle, {label}'s settings, {requests:,} requests",
+                 f"{ratio:.1f}x", f"at least {target}x", ratio >= target)
     print("one compare at the defaults (fresh lab):")
     for requests, repeats in ((600, 41), (6000, 11), (60000, 3)):
         t = median_time(lambda: sim.Lab().compare(sim.Settings(requests=requests)), repeats)
@@ -105,6 +108,7 @@ def main():
     print(f"a 20-point sweep over requests a second (600 requests each): {t * 1e3:.1f} ms")
     t = median_time(lambda: sim.Lab().rate(sim.Settings()), 5)
     print(f"sim.rate at the defaults (fresh lab): {t * 1e3:.0f} ms (target under 1 s)")
+    note("sim_speed", "sim.rate at the defaults, fresh lab", f"{t * 1e3:.0f} ms", "under 1 s", t < 1)
     t = median_time(lambda: sim.Lab().ratio(sim.Settings(gpus=8, rps=16.0)), 3)
     print(f"sim.ratio at gpus=8 rps=16 (fresh lab): {t * 1e3:.0f} ms")
     economics = sim.Settings(gpus=8, readers=4, rps=16.0, reader_gpu="H100")
@@ -144,6 +148,8 @@ def real_traffic(rng, repeats=21, rows=1_000_000, window=600):
             ratios.append(t_trace / t_lesson)
             times.append(t_trace)
         ratio = statistics.median(ratios)
+        note("sim_speed", f"a compare of a {window}-request window of {name}, over the lesson's",
+             f"{ratio:.2f}x", "within 1.2x", ratio <= 1.2)
         print(f"  a compare of a {window}-request window of {name}: {ratio:.2f}x the lesson's "
               f"compare at the same settings (highest {max(ratios):.2f}x), "
               f"{statistics.median(times) * 1e3:.2f} ms  ({'met' if ratio <= 1.2 else 'NOT met'}: "
@@ -166,6 +172,8 @@ def real_traffic(rng, repeats=21, rows=1_000_000, window=600):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert len(trace) == window and trace.usable == rows
+        note("sim_speed", f"a {rows:,}-row file read to a {window}-request window at its end",
+             f"{t:.2f} s, peak {peak / 1e6:.2f} MB")
         print(f"  a {rows:,}-row file ({path.stat().st_size / 1e6:.0f} MB) read to a "
               f"{window}-request window at its end: {t:.2f} s, peak memory {peak / 1e6:.2f} MB "
               f"(tracemalloc)")

@@ -17,6 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import note  # noqa: E402
 from page_speed import launch, new_page, p95, serve  # noqa: E402
 
 import sim  # noqa: E402
@@ -93,6 +94,9 @@ def main():
         work = [native(name, settings) for _, settings in runs]
         first = (f"first stage median {statistics.median(firsts):6.0f}, p95 {p95(firsts):6.0f}"
                  if firsts else "no stage")
+        note("stage_speed", f"{words}: first stage and whole, medians from a change",
+             (f"{statistics.median(firsts):.0f} ms, " if firsts else "no stage, ")
+             + f"{statistics.median(wholes):.0f} ms (natively {statistics.median(work):.0f} ms)")
         print(f"  {words:<19} {first} ({len(firsts)} of {len(runs)} changes); whole median "
               f"{statistics.median(wholes):6.0f}, p95 {p95(wholes):6.0f}; natively, whole, median "
               f"{statistics.median(work):5.0f}")

@@ -18,6 +18,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import note  # noqa: E402
 from page_speed import booted, launch, p95, served  # noqa: E402
 MEMORY_GROWTH = 1.5
 
@@ -59,6 +60,8 @@ def main(argv=None):
             page.select_option("#choice-traffic", "azure-chat")
             took.append(numbers_after(page))
             page.evaluate("window.pdsplit.settled()")
+        note("traffic_speed", "the lesson's traffic to Azure chat, choice to numbers, p95",
+             f"{p95(took):.1f} ms")
         print(f"traffic: the lesson's to Azure chat, choice to numbers: median "
               f"{statistics.median(took):.1f} ms, p95 {p95(took):.1f} ms ({len(took)} changes)")
 
@@ -72,6 +75,8 @@ def main(argv=None):
             page.evaluate("window.pdsplit.settled()")
         twenty = page.evaluate("window.pdsplit.memory()")["numbers"]
         growth = twenty / one
+        note("traffic_speed", "the numbers' worker's memory, twenty changes of traffic over one",
+             f"x{growth:.2f}", f"at most x{MEMORY_GROWTH}", growth <= MEMORY_GROWTH)
         print(f"memory, the numbers' worker: {one / 1e6:.1f} MB after one change of traffic, "
               f"{twenty / 1e6:.1f} MB after twenty (x{growth:.2f}; "
               f"{'met' if growth <= MEMORY_GROWTH else 'NOT met'}: at most x{MEMORY_GROWTH})")
@@ -84,6 +89,8 @@ def main(argv=None):
             size = path.stat().st_size
             page.set_input_files("#trace-file", str(path))
             ms = numbers_after(page)
+            note("traffic_speed", f"a file of one's own, {size / 1e6:.1f} MB, picked to numbers",
+                 f"{ms / 1000:.2f} s")
             print(f"a file of one's own, {size / 1e6:.1f} MB ({rows:,} rows): picked to numbers "
                   f"{ms / 1000:.2f} s")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import note  # noqa: E402
 from page_speed import booted, launch, served  # noqa: E402
 LONG_FRAMES = 0.05
 MEMORY_GROWTH = 1.5
@@ -72,6 +73,8 @@ def main(argv=None):
         budget = statistics.median(frames)
         long = sum(f > 1.5 * budget for f in frames) / len(frames)
         ok &= long < LONG_FRAMES
+        note("watch_speed", "frames longer than 1.5 budgets, playing at real time", f"{long:.1%}",
+             f"under {LONG_FRAMES:.0%}", long < LONG_FRAMES)
         print(f"Watch it run, playing at real time for {args.seconds:g} s: {len(frames)} frames, budget "
               f"{budget:.1f} ms (the median frame); {long:.1%} longer than 1.5 budgets (target under "
               f"{LONG_FRAMES:.0%}); longest {max(frames):.1f} ms")
@@ -79,6 +82,8 @@ def main(argv=None):
         t0 = float(page.evaluate("document.getElementById('watch').dataset.t0"))
         for layout in ("shared", "split"):
             fresh, cached = zip(*(page.evaluate(TIMED, [layout, 100 + 10 * k + (layout == "split"), t0]) for k in range(5)))
+            note("watch_speed", f"pdsplit.watch('{layout}'), 2 s window, recorded first / cached, medians",
+                 f"{statistics.median(fresh):.0f} / {statistics.median(cached):.0f} ms")
             print(f"pdsplit.watch('{layout}') for a 2 s window (600 requests): {statistics.median(fresh):.0f} ms "
                   f"with its run recorded first, {statistics.median(cached):.0f} ms cached (median of 5)")
         page.evaluate("window.pdsplit.set({seed: 7})")
@@ -94,6 +99,8 @@ def main(argv=None):
             move(page, "#watch-later" if forward else "#watch-earlier")
         many = page.evaluate("window.pdsplit.memory()")["numbers"]
         ok &= many <= MEMORY_GROWTH * one
+        note("watch_speed", f"the numbers' worker's memory, {args.moves} window moves over one",
+             f"x{many / one:.2f}", f"within x{MEMORY_GROWTH}", many <= MEMORY_GROWTH * one)
         print(f"The numbers' worker's memory: {one / 2**20:.1f} MB after one window move, "
               f"{many / 2**20:.1f} MB after {args.moves} ({many / one:.2f}x; target within {MEMORY_GROWTH}x)")
         browser.close()

@@ -25,7 +25,7 @@ WIDTH = 760  # px: the exported images' native size (scale 1)
 def lesson_figures():
     """[(file stem, figure dict, caption)] for figures 1-4 at the lesson's defaults, and the
     explorer's figures 5 and 6, real traffic's 7 and 8 and the chip mix's figure 9 at theirs
-    (7 and 8 are files' figures only, page=False: the page does not draw them yet)."""
+    (the page draws 7 and 8 in its "Go further" panel while a trace is chosen)."""
     lab = Lab()
     out = []
     for figure in sorted((f for f in FIGURES.values() if f.number), key=lambda f: f.number):
@@ -52,9 +52,11 @@ def readme(figures):
              "and 8 replay real traffic (`docs/model.md`, \"Real traffic\"): 600-request windows "
              "of the Azure LLM inference trace 2023, Microsoft Azure, CC-BY 4.0 (cite Splitwise: "
              "Patel et al., ISCA 2024). Figure 9 weighs chips by their price and power "
-             "(`docs/model.md`, \"Price and power\"). Figures 7 and 8 are in these files only for "
-             "now, not on the page; the page draws figure 9 in its \"Go further\" panel, for its "
-             "own settings. Regenerate with `make figures`; the tests fail if a file here is stale.",
+             "(`docs/model.md`, \"Price and power\"). The page draws each of them live for its own "
+             "settings: figures 1 to 4 with the lesson's sliders (the goodput chart is figure 5 "
+             "once Go further's settings change it), figures 6 and 9 in its \"Go further\" panel, "
+             "and figures 7 and 8 there while a trace is chosen. Regenerate "
+             "with `make figures`; the tests fail if a file here is stale.",
              ""]
     numbered = {f"fig{f.number}-{f.slug}": f for f in FIGURES.values() if f.number}
     for stem, _, caption in figures:

@@ -118,7 +118,7 @@ def build_parser():
         if name == "watch":
             p.add_argument("layout", metavar="LAYOUT",
                            help="shared, split, or chunked (with --chunk above 0)")
-            for t, words in (("t0", "its start"), ("t1", "its end")):
+            for t, words in (("t0", "start"), ("t1", "end")):
                 p.add_argument(t, metavar=t.upper(), nargs="?", type=float,
                                help=f"the window's {words}, in seconds of simulated time (give "
                                     f"both or neither; neither: figure 1's window, widened to "

@@ -51,8 +51,8 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # the settings that go further (docs/model.md: "Going further"), all of them off by
         # default; "price": a number with no slider (docs/model.md: "Price and power"), which
         # the page takes in a field of its own; "traffic": where the requests come from
-        # (docs/model.md: "Real traffic"), which the page does not give controls yet (a file of
-        # your own needs one of its own)
+        # (docs/model.md: "Real traffic"), which the page's Traffic section sets, a file of
+        # your own included (web/traffic.js)
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
         "names": names,  # words for each slider value, where a list reads better (layerwise)

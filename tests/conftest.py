@@ -120,20 +120,22 @@ def artifacts():
     return ARTIFACTS
 
 
-# ---- a strict host: the README's CSP and MIME types, as a course site might serve dist/ ----
+# ---- a strict host: docs/course-sites.md's CSP and MIME types, as a course site might serve dist/ ----
 
 README = (ROOT / "README.md").read_text()
+# what a course author reads: the embeds, the CSP and MIME types, the frame, the check's recipe
+COURSE_SITES = (ROOT / "docs" / "course-sites.md").read_text()
 CSP_REPORTS = "/csp-reports"  # where the strict host hears of violations (report-uri)
 
 
 def readme_csp():
-    """The Content-Security-Policy the README tells hosts dist/ works under."""
-    return re.search(r"<!-- csp -->\n```\n(.+?)\n```", README).group(1)
+    """The Content-Security-Policy docs/course-sites.md tells hosts dist/ works under."""
+    return re.search(r"<!-- csp -->\n```\n(.+?)\n```", COURSE_SITES).group(1)
 
 
 def readme_mime_types():
-    """{".wasm": "application/wasm", ...}: the README's table of what a host must send."""
-    table = README.split("<!-- mime -->\n", 1)[1].split("<!-- /mime -->", 1)[0]
+    """{".wasm": "application/wasm", ...}: docs/course-sites.md's table of what a host must send."""
+    table = COURSE_SITES.split("<!-- mime -->\n", 1)[1].split("<!-- /mime -->", 1)[0]
     types = {}
     for row in table.splitlines()[2:]:
         files, kind = [cell.strip() for cell in row.strip("|").split("|")]
@@ -143,7 +145,7 @@ def readme_mime_types():
 
 
 class StrictHandler(SubPathHandler):
-    """dist/ with exactly the README's CSP (and a report-uri, to hear of any violation) and
+    """dist/ with exactly docs/course-sites.md's CSP (and a report-uri, to hear of any violation) and
     its MIME types, with nosniff so that browsers hold the page to them."""
 
     policy = ""

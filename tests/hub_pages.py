@@ -1,4 +1,4 @@
-"""What the hub's tests and its bench share: a strict host (the README's CSP and MIME types,
+"""What the hub's tests and its bench share: a strict host (docs/course-sites.md's CSP and MIME types,
 dist/ under a sub-path, as conftest's strict_site) that also counts every byte it sends and
 serves the test host page six-pieces.html beside dist/'s files; and booting every piece of a
 course page."""

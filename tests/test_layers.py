@@ -41,7 +41,7 @@ def home(name):
         prefix = ".".join(parts[:k])
         if prefix in LAYERS:
             return prefix
-    raise AssertionError(f"{name} is in no layer: add its folder to LAYERS and the README")
+    raise AssertionError(f"{name} is in no layer: add its folder to LAYERS and the README's map")
 
 
 def imports(path, root=ROOT):

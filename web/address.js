@@ -1,7 +1,7 @@
 // The address bar follows the settings a moment after they stop changing, not at every change:
 // - writing it costs the browser ~10 ms of work (its session history, a devtools event) in the
 //   very moment the worker works out the new numbers; on 2 cores that slowed them by a third
-//   (README: "Slider to numbers");
+//   (docs/course-sites.md: "The whole page in one frame, by hand");
 // - Safari refuses more than 100 writes in 30 s with a SecurityError, and a dragged slider
 //   makes that many changes in seconds. Writes come at least `after` ms apart, so at most 100
 //   in 30 s; one refused is written again later, and the newest address is never lost.

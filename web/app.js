@@ -614,7 +614,7 @@ function drawControls() {
   const further = explorer.changed(settings);
   put($("states-keep"), "hidden", !further);
   if (further) put($("states-keep"), "textContent", "These buttons set the lesson's six sliders and keep what Go further sets; its “Back to the lesson's toy” clears that.");
-  // With more GPUs or chunks the goodput chart is the explorer's figure 5 (README, figures/).
+  // With more GPUs or chunks the goodput chart is the explorer's figure 5 (figures/README.md).
   put($("title-goodput"), "textContent", `${Number(settings.gpus) !== 2 || Number(settings.chunk) ? "Figure 5. " : ""}Goodput against load`);
 }
 

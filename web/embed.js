@@ -2,9 +2,9 @@
 //   <script src="<where dist/ is>/embed.js" defer></script>
 // gets, for every element <div data-pdsplit="?rps=10&show=link"></div>, a frame of the lesson
 // in embed mode with those settings and parts. How to use it, the parts, the themes, the CSP
-// a strict host needs: README, "On a course site: live pieces in your text, one line each";
-// what a page with N pieces costs, and how they share one Python: its "What a page with N
-// pieces costs: one Python, shared".
+// a strict host needs: docs/course-sites.md, "Live pieces in your text, one line each"; what a
+// page with N pieces costs, and how they share one Python: its "What a page with N pieces
+// costs: one Python, shared".
 // The pieces of one page share one Python: with the first piece, this script adds one hidden
 // frame, hub.html, beside the pieces, which owns the page's worker (hub.js), and gives every
 // piece its id (?hub=, fresh for each page load, so two pages in two tabs never share). A piece

@@ -1,5 +1,5 @@
-// A piece's side of the hub: one Python for every piece of a course page (README, "What a
-// page with N pieces costs"). embed.js adds one hidden frame, hub.html, from the pieces' own
+// A piece's side of the hub: one Python for every piece of a course page (docs/course-sites.md:
+// "What a page with N pieces costs: one Python, shared"). embed.js adds one hidden frame, hub.html, from the pieces' own
 // origin, and gives each piece the hub's id (?hub=). The hub owns the worker; the pieces talk
 // to it over a BroadcastChannel named after that id, which only same-origin frames under the
 // same top-level page share (storage partitioning), so two course pages in two tabs never do.

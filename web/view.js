@@ -18,7 +18,7 @@ const CHART_COLOURS = {
   "#000": "--mark", "#222": "--ink", "#e5e5e5": "--grid", white: "--bg",
 };
 
-/** The colours an author may set (README, "Themes"): style.css's custom properties. */
+/** The colours an author may set (docs/course-sites.md: "Themes and colours"): style.css's custom properties. */
 export const COLOUR_PROPERTIES = ["--bg", "--ink", "--muted", "--line", "--accent", "--hover", "--error",
   "--notice-bg", "--notice-line", "--track", "--shared", "--split", "--chunked", "--shared-text",
   "--split-text", "--chunked-text", "--target", "--mark", "--grid"];

@@ -300,15 +300,15 @@ def ratio_table(rows, s):
 
 
 def limits_table():
-    """The settings as a Markdown table, for the README (a test keeps the two the same)."""
+    """The settings as a Markdown table, for docs/simulator.md (a test keeps the two the same)."""
     rows = ["| setting | default | accepted by the API and CLI | page slider | meaning |",
             "|---|---|---|---|---|"]
     for name, f in FIELDS.items():
         meta = f.metadata
+        where = " (the Traffic section)" if meta["group"] == "traffic" else ""
         if meta["choices"]:
-            where = "URL only: " if meta["group"] == "traffic" else ""  # no control yet
-            rows.append(f"| `{name}` | {f.default} | {describe(name)} | {where}a choice of "
-                        f"{len(meta['choices'])} | {meta['help']} |")
+            rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
+                        f"{len(meta['choices'])}{where} | {meta['help']} |")
             continue
         slider = meta["slider"]
         factor, shown_unit = meta["shown"]
@@ -319,6 +319,8 @@ def limits_table():
                      f"{len(slider)} stops")
         elif meta["group"] == "price":  # a field of the Go further panel (web/economics.js)
             stops = f"a field: {number(lo)} to {number(hi)} (empty: the example price)"
+        elif meta["group"] == "traffic":  # web/traffic.js: its reach is the trace's requests
+            stops = f"a slider over the trace's requests{where}"
         else:
             stops = f"URL only: {number(lo)} to {number(hi)}"
         rows.append(f"| `{name}` | {number(f.default)} | {describe(name)} | {stops} | "

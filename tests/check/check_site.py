@@ -5,7 +5,7 @@ and beside it what the check must tell apart from it:
 - /stuck/: dist/ with one more script, after which the charts never finish drawing;
 - /other-version/: dist/ whose page says it runs another simulator version;
 - /plain.html: a page that loads but is not the widget;
-- /courses/llm-serving/lesson-7.html: a course page that frames the widget as README shows.
+- /courses/llm-serving/lesson-7.html: a course page that frames the widget as docs/course-sites.md shows.
 """
 
 import functools
@@ -16,9 +16,9 @@ from conftest import DIST, ROOT, SUBPATH, Server, SubPathHandler
 
 import sim
 
-# The README's embedding, as a course site would copy it.
-EMBED = re.search(r"### The whole page in one frame, by hand.*?```html\n(.*?)```",
-                  (ROOT / "README.md").read_text(), re.S).group(1)
+# docs/course-sites.md's embedding, as a course site would copy it.
+EMBED = re.search(r"## The whole page in one frame, by hand.*?```html\n(.*?)```",
+                  (ROOT / "docs" / "course-sites.md").read_text(), re.S).group(1)
 HOST = "/courses/llm-serving/lesson-7.html"
 TAMPERED_KEY = "split.goodput"
 

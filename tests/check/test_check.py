@@ -29,7 +29,7 @@ from sim.show.states import STATES
 from check_site import HOST, OTHER_VERSION, TAMPERED_KEY, serve, tampered
 from conftest import ROOT, SUBPATH, chromium
 
-README = (ROOT / "README.md").read_text()
+COURSE_SITES = (ROOT / "docs" / "course-sites.md").read_text()
 RUN_TIMEOUT = 1500  # s for one check in a subprocess: a check that hangs fails here
 
 
@@ -136,7 +136,7 @@ def test_a_number_altered_after_it_is_drawn_fails_naming_it(origin):
         assert line in done.stderr.splitlines()
     assert len(report["failures"]) == 3
     busy = f"MISMATCH busy: {TAMPERED_KEY} shows {tampered(native_text(Settings(rps=10).as_dict(), TAMPERED_KEY))!r}"
-    assert busy in README  # the README's example is what the check says
+    assert busy in COURSE_SITES  # the docs' example is what the check says
 
 
 def test_a_page_that_never_finishes_fails_within_the_timeout(origin):
@@ -194,7 +194,7 @@ def test_a_baseline_that_differs_fails(full, origin, tmp_path):
 # ---- a copy framed in a course page ----
 
 def test_frame_checks_the_framed_copy(origin, tmp_path):
-    """The course page frames the lesson as README shows (loading="lazy", fitted to its
+    """The course page frames the lesson as docs/course-sites.md shows (loading="lazy", fitted to its
     height); --frame checks the copy inside it and pictures the frame."""
     done = run_check(origin + HOST, "--frame", "iframe.pdsplit", "--states", "busy,chat",
                      "--screenshots", tmp_path, "--json")
@@ -332,7 +332,7 @@ def test_slider_values_read_as_the_page_writes_them():
     assert not expected.shows_value("seed") and expected.shows_value("gpus")
 
 
-# ---- the package and the README's recipe ----
+# ---- the package and docs/course-sites.md's recipe ----
 
 def test_the_check_extra_and_the_one_version():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -345,7 +345,7 @@ def test_the_check_extra_and_the_one_version():
 
 def test_readme_ci_recipe_runs_a_check_the_command_accepts():
     recipe = re.search(r"<!-- check recipe -->\n```yaml\n(.*?)```\n<!-- /check recipe -->",
-                       README, re.S).group(1)
+                       COURSE_SITES, re.S).group(1)
     commands = []  # a literal block (|) runs each line; a folded one (>-) is one line
     for style, block in re.findall(r"run: ([|]|>-)\n((?:          .*\n)+)", recipe):
         lines = [line.strip() for line in block.splitlines()]

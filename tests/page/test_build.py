@@ -180,3 +180,30 @@ def test_the_version_counts_the_snapshot_by_what_makes_it(tmp_path):
     assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) == before
     maker.write_text("make it otherwise")
     assert build.content_version(tmp_path, skip={build.SNAPSHOT}, inputs=[maker]) != before
+
+
+def test_the_footer_s_links_resolve_in_dist():
+    """The page links to its docs by relative paths; the build ships them beside it."""
+    page = (DIST / "index.html").read_text()
+    footer = page.split("<footer", 1)[1].split("</footer>", 1)[0]
+    linked = re.findall(r'<a href="([^"]+)">', footer)
+    assert len(linked) == 3
+    for href in linked:
+        assert (DIST / href).read_text() == (ROOT / href).read_text(), href
+
+
+def test_a_site_archive_holds_dist_under_one_folder(tmp_path):
+    """make site: dist/, every file and nothing else, under pdsplit/, ready to unpack."""
+    import tarfile
+    archive = build.pack_site(DIST, tmp_path / "site.tar.gz")
+    with tarfile.open(archive) as tar:
+        members = {m.name: m for m in tar.getmembers() if m.isfile()}
+        shipped = {f"pdsplit/{p.relative_to(DIST).as_posix()}" for p in DIST.rglob("*") if p.is_file()}
+        assert set(members) == shipped and "pdsplit/index.html" in members
+        assert tar.extractfile(members["pdsplit/embed.js"]).read() == (DIST / "embed.js").read_bytes()
+
+
+def test_a_site_archive_refuses_without_a_build(tmp_path):
+    with pytest.raises(build.MissingInput, match="run make build first"):
+        build.pack_site(tmp_path / "nothing", tmp_path / "site.tar.gz")
+    assert not (tmp_path / "site.tar.gz").exists()

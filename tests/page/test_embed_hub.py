@@ -1,7 +1,7 @@
 """One Python per course page (issue 21): the pieces of a host page share the hub's worker.
 
 On dist/embed-example.html (three pieces) and six-pieces.html, served under a sub-path with
-the README's strict CSP: every piece shows native Python's numbers, the wasm and the snapshot
+docs/course-sites.md's strict CSP: every piece shows native Python's numbers, the wasm and the snapshot
 are downloaded once, the page costs at most 1.15x the bytes of index.html alone, one worker
 runs; a piece whose settings change never shows another's numbers; killing the shared worker
 heals every piece; without the hub each piece runs its own worker, as before."""

@@ -1,4 +1,4 @@
-"""The one-line embed: README's snippet for each kind of site is the same two lines, the
+"""The one-line embed: docs/course-sites.md's snippet for each kind of site is the same two lines, the
 plain HTML one runs (a lazy frame in embed mode, sized to its content, with the author's
 colours), and embed mode's URL names are read like settings: a bad value is said, never fatal."""
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import BOOT_TIMEOUT, README, Watch, open_page
+from conftest import BOOT_TIMEOUT, COURSE_SITES, README, Watch, open_page
 from pieces import assert_fits_its_frame, assert_native, piece_frame
 
 ONE_LINE = '<div data-pdsplit="?rps=10&show=link"></div>'
@@ -15,16 +15,23 @@ SITES = ["plain HTML", "MkDocs Material", "Docusaurus MDX", "Jupyter Book", "Qua
 
 
 def snippet(site):
-    """The README's snippet for a kind of site: the fenced block after <!-- embed: site -->."""
-    found = re.search(rf"<!-- embed: {re.escape(site)} -->\n(`{{3,4}})\w+\n(.*?)\n\1\n", README, re.S)
-    assert found, f"README has no snippet for {site}"
+    """docs/course-sites.md's snippet for a kind of site: the fenced block after <!-- embed: site -->."""
+    found = re.search(rf"<!-- embed: {re.escape(site)} -->\n(`{{3,4}})\w+\n(.*?)\n\1\n", COURSE_SITES, re.S)
+    assert found, f"docs/course-sites.md has no snippet for {site}"
     return found.group(2)
 
 
 def test_the_one_line_embed_leads_the_section():
-    section = README.split("## On a course site", 1)[1]
+    section = COURSE_SITES.split("## Live pieces in your text", 1)[1]
     first = re.search(r"```html\n(.*?)```", section, re.S).group(1).splitlines()
     assert first[0] == ONE_LINE and SCRIPT.fullmatch(first[1])
+
+
+def test_the_readme_s_three_lines_are_the_plain_html_snippet():
+    """The front door's embed is the very snippet the tests boot below, not a copy that drifts."""
+    section = README.split("## On your course page", 1)[1]
+    lines = re.search(r"```html\n(.*?)```", section, re.S).group(1).strip()
+    assert lines == snippet("plain HTML") and len(lines.splitlines()) == 3
 
 
 @pytest.mark.parametrize("site", SITES)
@@ -38,7 +45,7 @@ def test_each_site_gets_the_same_one_line_embed(site):
 
 
 def test_the_plain_html_snippet_runs(browser, site):
-    """A course page made of the README's plain HTML snippet (its script's path pointed at
+    """A course page made of docs/course-sites.md's plain HTML snippet (its script's path pointed at
     dist/): one frame, lazy, in embed mode with the snippet's settings and parts, sized to its
     content, in the colours the author set on the host."""
     context = browser.new_context(viewport={"width": 375, "height": 740})

@@ -1,5 +1,5 @@
 """A strict host: dist/embed-example.html (a course page with three pieces) served under a
-sub-path with exactly the README's Content-Security-Policy and MIME types (nosniff). Every
+sub-path with exactly the docs/course-sites.md's Content-Security-Policy and MIME types (nosniff). Every
 piece boots from its snapshot, is lazy, shows native Python's numbers, fits its frame at 375
 and 1280 px, and nothing is refused: no violation in the host, the frames or the workers."""
 
@@ -19,7 +19,7 @@ PIECES = [
 def test_the_readme_types_cover_every_file_in_dist():
     types = readme_mime_types()
     missing = {p.suffix for p in DIST.rglob("*") if p.is_file()} - set(types)
-    assert not missing, f"README's MIME table lacks {missing}"
+    assert not missing, f"docs/course-sites.md's MIME table lacks {missing}"
 
 
 @pytest.mark.parametrize("width", [375, 1280])

@@ -1,11 +1,11 @@
-"""Framed in a course site as README shows: the frame grows to the lesson's height."""
+"""Framed in a course site as docs/course-sites.md shows: the frame grows to the lesson's height."""
 
 import re
 
 from conftest import BOOT_TIMEOUT, ROOT, Watch
 
-EMBED = re.search(r"### The whole page in one frame, by hand.*?```html\n(.*?)```",
-                  (ROOT / "README.md").read_text(), re.S).group(1)
+EMBED = re.search(r"## The whole page in one frame, by hand.*?```html\n(.*?)```",
+                  (ROOT / "docs" / "course-sites.md").read_text(), re.S).group(1)
 
 
 def test_readme_embed_fits_the_frame_to_the_lesson(browser, site):

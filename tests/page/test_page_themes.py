@@ -120,16 +120,16 @@ def test_the_charts_follow_a_change_of_preference(browser, site):
 
 
 def test_the_colours_are_the_same_list_everywhere():
-    """style.css's custom properties are the ones README documents, view.js takes from a host
+    """style.css's custom properties are the ones docs/course-sites.md documents, view.js takes from a host
     and embed.js passes on (as --pdsplit-<name>)."""
     import re
 
-    from conftest import README, ROOT
+    from conftest import COURSE_SITES, ROOT
 
     css = (ROOT / "web" / "style.css").read_text()
     root = css.split(":root {", 1)[1].split("}", 1)[0]
     defined = set(re.findall(r"^\s*(--[\w-]+):", root, re.M))
-    table = README.split("### Themes and colours", 1)[1].split("###", 1)[0]
+    table = COURSE_SITES.split("## Themes and colours", 1)[1].split("\n## ", 1)[0]
     documented = {name for row in table.splitlines() if row.startswith("| `--")
                   for name in re.findall(r"`(--[\w-]+)`", row.split("|")[1])}
     view = (ROOT / "web" / "view.js").read_text()
