@@ -32,6 +32,14 @@ BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a lo
 oracle.DATA = ROOT / "sim" / "workload" / "data"  # the traces the project ships: data, not code
 
 
+def pytest_collection_modifyitems(items):
+    """Every test that needs a browser or the built page is marked `browser`, so that the fast
+    loop can leave them out: pytest -m "not browser"."""
+    for item in items:
+        if {"browser", "page", "site", "lesson", "strict_site"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+
+
 def chromium():
     for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
                       shutil.which("chromium-browser"), shutil.which("google-chrome")):
