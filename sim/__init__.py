@@ -10,9 +10,9 @@
 # page (window.pdsplit.version), and `python -m sim check` compares the two.
 __version__ = "0.1.0"
 
-from .model.lab import Lab, compare, economics, rate, ratio, traffic, watch  # noqa: E402
+from .model.lab import Lab, capacity, compare, economics, rate, ratio, traffic, watch  # noqa: E402
 from .settings import Settings  # noqa: E402
 from .workload.tracefile import read as read_trace  # noqa: E402
 
-__all__ = ["Lab", "Settings", "__version__", "compare", "economics", "rate", "ratio", "read_trace",
-           "traffic", "watch"]
+__all__ = ["Lab", "Settings", "__version__", "capacity", "compare", "economics", "rate", "ratio",
+           "read_trace", "traffic", "watch"]

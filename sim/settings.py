@@ -31,7 +31,8 @@ _LINK_LADDER = _grid(
 
 
 def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None), log=False,
-         page=None, help="", choices=None, group="lesson", look="", names=None, one=None):
+         page=None, help="", choices=None, group="lesson", look="", names=None, one=None,
+         only=None):
     """A settings field with what the CLI, the page and the tests need to know about it."""
     meta = {
         "label": label,  # words the page puts by the slider
@@ -49,13 +50,17 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         "choices": choices,  # the names a named setting takes, or None: a number
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
         # the settings that go further (docs/model.md: "Going further"), all of them off by
-        # default; "price": a number with no slider (docs/model.md: "Price and power"), which
+        # default; "model": the model, its GPUs per instance, its costs and its memory
+        # (docs/model.md: "Bigger models, GPUs working as one, and memory"), which the page does
+        # not offer yet (it takes them from no URL and leaves them at their defaults, see
+        # schema()); "price": a number with no slider (docs/model.md: "Price and power"), which
         # the page takes in a field of its own; "traffic": where the requests come from
         # (docs/model.md: "Real traffic"), which the page's Traffic section sets, a file of
         # your own included (web/traffic.js)
         "group": group,
         "look": look,  # what to look for when moving it, in the lesson's words (explorer)
         "names": names,  # words for each slider value, where a list reads better (layerwise)
+        "only": only,  # the only values a number may take (tp: 1, 2, 4 or 8), or None: any
     }
     return field(default=default, metadata=meta)
 
@@ -73,7 +78,9 @@ def explorer(default, label, unit, limits, slider, help, look, **more):
 
 CHUNK_LADDER = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048)  # 0: chunked reading off
 SLOTS_LADDER = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
-CHIPS = ("A100", "H100", "B200")  # sim/costs.py has their datasheets
+CHIPS = ("A100", "H100", "H200", "B200")  # sim/model/costs.py has their datasheets
+MODELS = ("8B", "70B", "405B")  # Llama 3.1, bf16 weights: sim/model/costs.py has their configs
+TP = (1, 2, 4, 8)  # GPUs an instance may have (tensor parallel)
 # Where the requests come from: the lesson's draws, the two Azure traces shipped in
 # sim/workload/data/, or a trace file of your own (the API's trace=, the CLI's --trace FILE).
 TRAFFIC = ("lesson", "azure-chat", "azure-code", "own")
@@ -217,6 +224,44 @@ class Settings:
                                      "this many prompts wait for a reader (off: by length only)",
                                 look="past a long queue, a writer's own read beats the wait")
 
+    # ---- bigger models, GPUs working as one, costs that grow with context, memory that
+    # pushes back (docs/model.md: "Bigger models, GPUs working as one, and memory"): every
+    # default gives the numbers above ----
+    # The model served: Llama 3.1 with bf16 weights. A bigger one reads and writes slower on
+    # the same GPU, and its cache per token is larger.
+    model: str = choice("8B", "Model", MODELS, group="model",
+                        help="the language model served (Llama 3.1, bf16): the lesson's 8B, 70B "
+                             "or 405B",
+                        look="a bigger model reads and writes slower, and its cache is larger: "
+                             "the balance between the pools moves")
+    # GPUs that work as one instance (tensor parallel): every instance of the shared and
+    # chunked layouts, and the split's writers. gpus and readers still count GPUs.
+    tp: int = knob(1, "GPUs per instance", "GPUs", (1, 8), whole=True, slider=TP, one="GPU",
+                   only=TP, group="model",
+                   help="GPUs working as one instance (tensor parallel): each layout's, and the "
+                        "split's writers'",
+                   look="more GPUs per instance fit a bigger model and go faster, but talk to "
+                        "each other at every layer")
+    # GPUs per reader instance on the split; 0: the same as tp.
+    reader_tp: int = knob(0, "GPUs per reader instance", "GPUs", (0, 8), whole=True,
+                          slider=(0,) + TP, one="GPU", only=(0,) + TP, group="model",
+                          help="GPUs working as one reader instance on the split (0: as many as "
+                               "the writers')",
+                          look="each pool can have the parallelism that suits its phase")
+    # toy: the lesson's costs; roofline: every pass the longer of its arithmetic and its
+    # memory traffic, so reading grows with the square of the prompt and writing with the
+    # context held.
+    costs: str = choice("toy", "Costs", ("toy", "roofline"), group="model",
+                        help="the lesson's best-case costs, or costs that grow with the context "
+                             "(the longer of a pass's arithmetic and its memory traffic)",
+                        look="long prompts and long replies cost more than the toy says")
+    # slots: only the slots limit an instance; kv: its KV memory too, and the split's readers
+    # hold each cache until a writer has room for it (backpressure).
+    memory: str = choice("slots", "Memory", ("slots", "kv"), group="model",
+                         help="whether only the slots limit an instance, or its KV memory too "
+                              "(a reader then holds each cache until a writer has room)",
+                         look="when the writers are full, the readers stop reading: backpressure")
+
     def __post_init__(self):
         for f in fields(self):
             object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
@@ -266,6 +311,8 @@ def describe(name):
     meta = FIELDS[name].metadata
     if meta["choices"]:
         return "one of " + ", ".join(meta["choices"])
+    if meta["only"]:
+        return "one of " + ", ".join(map(str, meta["only"])) + (f" {meta['unit']}" if meta["unit"] else "")
     lo, hi = meta["limits"]
     unit = f" {meta['unit']}" if meta["unit"] else ""
     if meta["whole"]:
@@ -284,6 +331,10 @@ def check(name, value):
         if not isinstance(value, str) or value not in meta["choices"]:
             raise problem()
         return value
+    if meta["only"]:
+        if isinstance(value, bool) or value not in meta["only"]:
+            raise problem()
+        return int(value)
     lo, hi = meta["limits"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise problem(f" ({type(value).__name__})")
@@ -312,8 +363,11 @@ def parse(name, text):
 
 
 def schema():
-    """The table above as JSON, for the page: names, defaults, units, limits, slider values."""
+    """The table above as JSON, for the page: names, defaults, units, limits, slider values.
+    Without the "model" group, which the page does not offer yet: it keeps them at their
+    defaults, and a URL that names one is told that it is not the page's."""
     out = []
     for f in fields(Settings):
-        out.append({"name": f.name, "default": f.default, **f.metadata})
+        if f.metadata["group"] != "model":
+            out.append({"name": f.name, "default": f.default, **f.metadata})
     return out

@@ -13,13 +13,14 @@ from math import fsum
 # Thermal design power, watts: NVIDIA's datasheets.
 # - A100 80 GB SXM: 400 W (NVIDIA A100 datasheet).
 # - H100 SXM: up to 700 W, configurable (NVIDIA H100 datasheet).
+# - H200 SXM: up to 700 W, configurable (NVIDIA H200 datasheet).
 # - B200 in HGX B200: 1,000 W (NVIDIA Blackwell datasheet; the kind sim/model/costs.py has).
-TDP = {"A100": 400.0, "H100": 700.0, "B200": 1000.0}
+TDP = {"A100": 400.0, "H100": 700.0, "H200": 700.0, "B200": 1000.0}
 
 # Example prices, $ per GPU-hour: rounded from mid-2026 on-demand rates at GPU clouds (A100
-# 80 GB about $1.10-1.50, H100 SXM $2.50-3.50, B200 $4.50-6.00 an hour). They move, and every
-# cost moves with them: reader_price and writer_price set a learner's own.
-EXAMPLE_PRICE = {"A100": 1.30, "H100": 3.00, "B200": 5.50}
+# 80 GB about $1.10-1.50, H100 SXM $2.50-3.50, H200 $3.30-4.50, B200 $4.50-6.00 an hour). They
+# move, and every cost moves with them: reader_price and writer_price set a learner's own.
+EXAMPLE_PRICE = {"A100": 1.30, "H100": 3.00, "H200": 3.80, "B200": 5.50}
 
 SECONDS_AN_HOUR = 3600
 

@@ -15,12 +15,14 @@ from collections import OrderedDict
 from math import exp, log, sqrt
 from operator import attrgetter
 
-from ..settings import FIELDS, NAMES
+from ..settings import FIELDS, NAMES, Settings
 from ..workload.draws import Draws, Workload
 from ..workload.sources import Sources, settings_with
 from ..workload.summary import summary
 from . import economics as money
 from . import layouts
+from .instances import allowed, check
+from .instances import capacity as instance_capacity
 from .metrics import measure, score
 from .watch import WEIGHT, Watched, known, window
 
@@ -86,8 +88,9 @@ class Lab:
 
     def given(self, s, trace=None):
         """The settings that a trace given beside them makes (trace= means traffic=own); the
-        lab keeps the trace only once it is read and its window fits."""
-        return self.sources.given(s, trace)
+        lab keeps the trace only once it is read and its window fits. Settings whose instances
+        cannot be made are refused here (instances.check), before anything is simulated."""
+        return check(self.sources.given(s, trace))
 
     def traffic(self, s, trace=None):
         """What the traffic of settings s looks like (docs/model.md: "What the traffic looks like")."""
@@ -269,6 +272,8 @@ class Lab:
     def _ratios(self, s):
         out = []
         for readers in range(1, s.gpus):
+            if not allowed(s, readers=readers):  # an instance cut in two, or kinds mixed
+                continue
             r = s.but(readers=readers)
             goodput = self.goodput("split", r)
             yield
@@ -327,12 +332,14 @@ def layouts_of(s):
 # What each layout's run depends on (the targets and attainment only score it): the lesson's
 # requests, and the layout's own settings.
 WORKLOAD = ("rps", "prompt", "reply", "requests", "seed")
+MODEL = ("model", "tp", "costs", "memory")  # docs/model.md: "Bigger models, GPUs working as one, and memory"
 LAYOUT = {
-    "shared": ("gpus", "routing", "slots"),
-    "chunked": ("gpus", "routing", "slots", "chunk"),
+    "shared": ("gpus", "routing", "slots") + MODEL,
+    "chunked": ("gpus", "routing", "slots", "chunk") + MODEL,
     "split": ("gpus", "readers", "routing", "slots", "link", "link_sharing", "layerwise",
               "local_below", "reader_gpu", "writer_gpu")
-    + ("reader_power", "writer_power", "local_queue"),  # docs/model.md: "Price and power"
+    + ("reader_power", "writer_power", "local_queue")  # docs/model.md: "Price and power"
+    + MODEL + ("reader_tp",),
 }
 # A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
 # a chart asks ~80 times for a key (a generator's was a third of its cached draw)
@@ -392,6 +399,13 @@ def watch(layout, t0, t1, trace=None, **settings):
     of one layout's run that overlaps [t0, t1] seconds, for the given settings
     (docs/model.md: "Watch it run: the events")."""
     return DEFAULT_LAB.watch(layout, t0, t1, settings_with(settings, trace), trace)
+
+
+def capacity(**settings):
+    """{pool: [{"kind", "power", "instances", "gpus", "usable_bytes", "weights_bytes",
+    "kv_bytes_per_token", "kv_tokens"}]} for the given settings: each pool's instances and the
+    KV cache tokens each holds (docs/model.md: "Memory of an instance")."""
+    return instance_capacity(Settings.make(**settings))
 
 
 def traffic(trace=None, **settings):

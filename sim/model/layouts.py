@@ -3,7 +3,11 @@ chunks between its writing steps) and split (readers, a link, writers).
 
 GPUs 0 .. readers-1 are of kind reader_gpu (capped at reader_power), the others of kind
 writer_gpu (capped at writer_power), in every layout: the layouts use the same machines,
-differently.
+differently. GPUs work in instances of tp (the split's readers of reader_tp): instances.py.
+
+Each instance runs the fast loop (gpu.py, chunked.py) where its passes cost what the lesson's
+do, one step alike whatever the batch (one GPU, the toy's costs), and the general one
+(instance.py) otherwise: with tp GPUs, roofline costs, or a KV memory that may bind.
 """
 
 from itertools import islice, repeat
@@ -11,8 +15,11 @@ from operator import le, sub
 
 from . import chunked as chunked_gpu
 from . import gpu
-from .costs import capped
-from .link import hand_over
+from . import instance as general
+from .backpressure import Split
+from .costs import instance
+from .instances import reader_tp
+from .link import hand_over, reader_chip
 from .routing import assign
 
 
@@ -22,7 +29,7 @@ class Run:
     Per-request lists are in no particular order: the metrics only count and rank them."""
 
     __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
-                 "gaps", "measured", "scored", "gpus", "handed")
+                 "gaps", "measured", "scored", "gpus", "handed", "dropped", "memory", "pushed")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -36,6 +43,9 @@ class Run:
         self.scored = None  # (targets, measures) of its last scoring (see metrics.score)
         self.gpus = []  # (Served, request indices) of each GPU, kept only when recording
         self.handed = None  # the split's readers and link (link.hand_over), only when recording
+        self.dropped = 0  # requests too long to ever fit (memory=kv): served nowhere, not good
+        self.memory = None  # memory=kv: the measures of what its instances held (metrics.score)
+        self.pushed = None  # memory=kv, split: the run walked (backpressure.Split), when recording
 
     def add(self, served, arrivals):
         """Fold in one GPU's jobs, given the times its jobs arrived."""
@@ -53,10 +63,33 @@ class Run:
 
 
 def chip(s, g):
-    """GPU number g: its kind, capped at its pool's power cap."""
-    if g < s.readers:
-        return capped(s.reader_gpu, s.reader_power)
-    return capped(s.writer_gpu, s.writer_power)
+    """The instance that GPU g is part of in the shared and chunked layouts (with tp = 1, GPU g
+    itself): of the readers' kind and power cap if its first GPU is one of the readers."""
+    if g // s.tp * s.tp < s.readers:
+        return instance(s.reader_gpu, s.reader_power, s.model, s.tp, s.costs)
+    return instance(s.writer_gpu, s.writer_power, s.model, s.tp, s.costs)
+
+
+def writer_chip(s):
+    """The split's writer instances: tp GPUs of kind writer_gpu, capped at writer_power."""
+    return instance(s.writer_gpu, s.writer_power, s.model, s.tp, s.costs)
+
+
+def simple(c):
+    """Whether an instance's passes cost what the fast loops assume: one GPU, the toy's costs."""
+    return c.tp == 1 and not c.roofline
+
+
+def whole_loop(s, c, counting, record, capacity=None):
+    """A loop of the lesson's kind for instance c: the fast one where it can be."""
+    if simple(c) and capacity is None:
+        return gpu.loop(c, s.slots, counting, record)
+    return general.loop(general.Whole(c, s.slots, capacity, record))
+
+
+def instances(s):
+    """The shared and chunked layouts' instances, in order."""
+    return [chip(s, k * s.tp) for k in range(s.gpus // s.tp)]
 
 
 def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
@@ -79,8 +112,10 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
 def shared(work, s, record=False):
     """Each GPU reads its requests' prompts whole and writes their replies. record: keep
     each GPU's Served, with its marks and every value of its clock (run.gpus)."""
+    if s.memory == "kv":
+        return with_memory(work, s, record, lambda c: general.Whole(c, s.slots, c.capacity, record))
     counting = record or s.routing != "alternate"  # least-loaded asks the GPUs questions
-    loops = [gpu.loop(chip(s, g), s.slots, counting, record) for g in range(s.gpus)]
+    loops = [whole_loop(s, c, counting, record) for c in instances(s)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
     return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
 
@@ -88,9 +123,32 @@ def shared(work, s, record=False):
 def chunked(work, s, record=False):
     """Each GPU reads its requests' prompts `chunk` tokens a step, writing meanwhile.
     record: keep each GPU's Served, with its passes (run.gpus)."""
-    loops = [chunked_gpu.loop(chip(s, g), s.slots, s.chunk, record) for g in range(s.gpus)]
+    if s.memory == "kv":
+        return with_memory(work, s, record,
+                           lambda c: general.Chunked(c, s.slots, s.chunk, c.capacity, record))
+    loops = [chunked_gpu.loop(c, s.slots, s.chunk, record) if simple(c) else
+             general.loop(general.Chunked(c, s.slots, s.chunk, record=record)) for c in instances(s)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
     return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
+
+
+def with_memory(work, s, record, make):
+    """The shared or chunked layout with KV memory (docs/model.md: "Memory that pushes back"):
+    a request whose prompt and reply would not fit even an empty instance of the smaller kind
+    is dropped as it arrives; the others are routed among the instances, in turn or to the
+    least loaded, and each instance admits a job only once it fits."""
+    made = [make(c) for c in instances(s)]
+    room = min(m.capacity for m in made)
+    kept = [i for i, (p, r) in enumerate(zip(work.prompts, work.replies)) if p + r <= room]
+    reach = [work.arrivals[i] for i in kept]
+    jobs = [(work.arrivals[i], work.replies[i], work.prompts[i]) for i in kept]
+    order = None if len(kept) == len(work.arrivals) else kept
+    run = pool([general.loop(m) for m in made], s.routing, reach, jobs, work.arrivals, order, record)
+    run.dropped = len(work.arrivals) - len(kept)
+    run.memory = {"kv_peak": max(m.peak / m.capacity for m in made)}
+    if record:
+        run.pushed = made
+    return run
 
 
 def writer_jobs(work, s, seen=None):
@@ -116,11 +174,35 @@ def writer_jobs(work, s, seen=None):
 def split(work, s, record=False):
     """Readers read, the caches cross, writers write; local prompts a writer reads itself.
     record: keep each writer's Served (run.gpus) and the readers' and link's times (run.handed)."""
+    if s.memory == "kv":
+        return split_with_memory(work, s, record)
     seen = {} if record else None
     order, reached, jobs = writer_jobs(work, s, seen)
     counting = record or s.routing != "alternate"
-    loops = [gpu.loop(chip(s, g), s.slots, counting, record) for g in range(s.readers, s.gpus)]
+    loops = [whole_loop(s, writer_chip(s), counting, record) for _ in range((s.gpus - s.readers) // s.tp)]
+    if not simple(writer_chip(s)):  # the general loop costs a step by its replies' contexts
+        prompts = work.prompts if order is None else [work.prompts[i] for i in order]
+        jobs = [job + (p,) for job, p in zip(jobs, prompts)]
     run = pool(loops, s.routing, reached, jobs, work.arrivals, order, record)
     run.handed = seen
     return run
 
+
+
+def split_with_memory(work, s, record=False):
+    """The split with KV memory: readers, link and writers walked together (backpressure.py)."""
+    walked = Split(work, s, reader_chip(s), writer_chip(s), s.readers // reader_tp(s),
+                   (s.gpus - s.readers) // s.tp, record).run()
+    run = Run()
+    for writer in walked.writers:
+        served = writer.served()
+        run.add(served, [work.arrivals[i] for i in writer.requests])
+        if record:
+            run.gpus.append((served, writer.requests))
+    run.dropped = walked.dropped
+    end = max((max(w.last, default=0.0) for w in walked.writers), default=0.0)
+    run.memory = {"reader_kv_peak": walked.reader_peak, "writer_kv_peak": walked.writer_peak,
+                  "backpressure": walked.pushed_back / end if end > 0 else 0.0}
+    if record:
+        run.pushed = walked
+    return run

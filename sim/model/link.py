@@ -3,16 +3,18 @@
 
 Free: any number of caches cross at once (the lesson). Queued: one at a time, in the order
 they are ready to go. Whole: a cache goes once its prompt is read. Layer by layer
-(Splitwise): each of the LAYERS layers' cache goes as soon as that layer is read, so most
+(Splitwise): each of the model's layers' cache goes as soon as that layer is read, so most
 of the crossing hides behind the read. Prompts shorter than `local_below` skip all this:
 a writer reads them itself (Dynamo's rule of disaggregating only long prompts); and so do
 prompts that arrive while at least `local_queue` prompts wait for a reader (the rest of
 Dynamo's rule, docs/model.md: "Price and power").
 """
 
+from itertools import repeat
 from operator import add
 
-from .costs import CACHE_PER_TOKEN, LAYERS, capped
+from .costs import instance
+from .instances import reader_tp
 
 
 def reads(work, s, who=None):
@@ -28,11 +30,11 @@ def reads(work, s, who=None):
     arrives no sooner, and the earliest free reader is free no sooner), so the prompts still
     waiting are the last ones sent: an index that moves past those that have started, as
     the arrivals go on, counts them in one pass."""
-    read_cost = reader_chip(s).read_cost
-    took = per_prompt(work.prompts, lambda p: p * read_cost)
+    took = per_prompt(work.prompts, reader_chip(s).read_time)
     local_below, local_queue = s.local_below, s.local_queue
-    free = [0.0] * s.readers if who is None else Taking(s.readers, who)  # when each is next free
-    others = range(1, s.readers)
+    readers = s.readers // reader_tp(s)  # reader instances
+    free = [0.0] * readers if who is None else Taking(readers, who)  # when each is next free
+    others = range(1, readers)
     # (None for a local prompt; written by index: in Pyodide, the page's Python, a call to a
     # list's append costs more than twice a store by index)
     starts, ends = [None] * len(work.prompts), [None] * len(work.prompts)
@@ -73,8 +75,8 @@ class Taking(list):
 
 
 def reader_chip(s):
-    """The split's readers: GPUs of kind reader_gpu, capped at reader_power."""
-    return capped(s.reader_gpu, s.reader_power)
+    """The split's reader instances: reader_tp GPUs of kind reader_gpu, capped at reader_power."""
+    return instance(s.reader_gpu, s.reader_power, s.model, reader_tp(s), s.costs)
 
 
 def per_prompt(prompts, cost):
@@ -89,16 +91,20 @@ def hand_over(work, s, seen=None):
     seen: a dict to watch the run in (docs/model.md: "Watch it run: the events"), or None. It
     is given "reads": (starts, ends, reader of each read), "departs": when each cache starts
     to cross (None for a local one), and "reach"."""
-    read_cost = reader_chip(s).read_cost
+    chip = reader_chip(s)
     bytes_per_second = s.link * 1e9
+    cache, layers = chip.model.cache, chip.model.layers  # the model's cache per token, and layers
     who = None if seen is None else []
     starts, ends = reads(work, s, who)
     # the crossing time of each cache; local requests reach the writers as they arrive
-    crossing = per_prompt(work.prompts, lambda p: p * CACHE_PER_TOKEN / bytes_per_second)
+    crossing = per_prompt(work.prompts, lambda p: p * cache / bytes_per_second)
+    # layer by layer, a cache may go once its first layer is read (its read / layers)
+    first_layer = (per_prompt(work.prompts, lambda p: chip.read_time(p) / layers) if s.layerwise
+                   else repeat(0.0))
     departs = None
     if seen is not None:  # free: a whole cache goes as its read ends, layer by layer with the first
-        departs = [end if end is None or not s.layerwise else start + p * read_cost / LAYERS
-                   for p, start, end in zip(work.prompts, starts, ends)]
+        departs = [end if end is None or not s.layerwise else start + f
+                   for f, start, end in zip(first_layer, starts, ends)]
         seen.update(reads=(starts, ends, who), departs=departs)
     if s.link_sharing == "free" and not s.layerwise and s.local_below == 0 \
             and s.local_queue == 0:  # the lesson's
@@ -111,13 +117,13 @@ def hand_over(work, s, seen=None):
     if seen is not None:
         seen["reach"] = reach
     queue = []  # (ready to cross, request) on a queued link
-    for i, (p, start, end) in enumerate(zip(work.prompts, starts, ends)):
+    for i, (f, start, end) in enumerate(zip(first_layer, starts, ends)):
         if end is None:
             continue
         if s.link_sharing == "queued":  # ready when the whole prompt (or a layer) is read
-            queue.append((start + p * read_cost / LAYERS if s.layerwise else end, i))
+            queue.append((start + f if s.layerwise else end, i))
         elif s.layerwise:  # the last layer goes when read; the first can't land before T
-            reach[i] = max(end + crossing[i] / LAYERS, start + p * read_cost / LAYERS + crossing[i])
+            reach[i] = max(end + crossing[i] / layers, start + f + crossing[i])
         else:
             reach[i] = end + crossing[i]
     queue.sort()  # by the time ready to go, equal times by request index
@@ -126,7 +132,7 @@ def hand_over(work, s, seen=None):
         go = ready if ready > link_free else link_free
         link_free = go + crossing[i]
         if s.layerwise:
-            link_free = max(link_free, ends[i] + crossing[i] / LAYERS)
+            link_free = max(link_free, ends[i] + crossing[i] / layers)
         reach[i] = link_free
     if seen is not None:  # each went when it was ready or, if later, once the one before had landed
         link_free = 0.0

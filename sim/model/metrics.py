@@ -49,7 +49,8 @@ class GapPool:
 
 
 def measure(run):
-    """What does not depend on the targets: percentiles and sorted lists, worked out once."""
+    """What does not depend on the targets: percentiles and sorted lists, worked out once.
+    Percentiles are over the requests served (memory=kv drops some): None if none was."""
     if run.measured is None:
         ttft = sorted(run.ttft)
         n = len(ttft)
@@ -57,12 +58,12 @@ def measure(run):
         run.measured = {
             "ttft_sorted": ttft,
             "max_gap_sorted": sorted(run.max_gap),
-            "requests": n,
-            "ttft_p50": ttft[rank(n, 50) - 1],
-            "ttft_p99": ttft[rank(n, 99) - 1],
-            "ttft_max": ttft[-1],
-            "gap_p50": pool.percentile(50),
-            "gap_p99": pool.percentile(99),
+            "requests": n + run.dropped,
+            "ttft_p50": ttft[rank(n, 50) - 1] if n else None,
+            "ttft_p99": ttft[rank(n, 99) - 1] if n else None,
+            "ttft_max": ttft[-1] if n else None,
+            "gap_p50": pool.percentile(50) if n else None,
+            "gap_p99": pool.percentile(99) if n else None,
         }
     return run.measured
 
@@ -76,15 +77,16 @@ def score(run, ttft_target, gap_target):
     if run.scored is not None and run.scored[0] == (ttft_target, gap_target):
         return dict(run.scored[1])
     m = measure(run)
-    n = m["requests"]
-    late = n - bisect_right(m["ttft_sorted"], ttft_target)
-    choppy = n - bisect_right(m["max_gap_sorted"], gap_target)
+    n = m["requests"]  # a dropped request is neither late nor choppy, and not good
+    served = n - run.dropped
+    late = served - bisect_right(m["ttft_sorted"], ttft_target)
+    choppy = served - bisect_right(m["max_gap_sorted"], gap_target)
     both = 0
     if late and choppy:
         for t, g in zip(run.ttft, run.max_gap):
             if t > ttft_target and g > gap_target:
                 both += 1
-    good = n - late - choppy + both
+    good = served - late - choppy + both
     measures = {
         "goodput": good / n,
         "good": good,
@@ -94,10 +96,13 @@ def score(run, ttft_target, gap_target):
         "ttft_max": m["ttft_max"],
         "gap_p50": m["gap_p50"],
         "gap_p99": m["gap_p99"],
-        "gap_max": m["max_gap_sorted"][-1],
+        "gap_max": m["max_gap_sorted"][-1] if served else None,
         "missed_ttft_only": (late - both) / n,
         "missed_gap_only": (choppy - both) / n,
         "missed_both": both / n,
+        "dropped": run.dropped,
     }
+    if run.memory is not None:  # memory=kv: what its instances held, as shares of their room
+        measures.update(run.memory)
     run.scored = ((ttft_target, gap_target), measures)
     return dict(measures)

@@ -5,10 +5,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 import sim
-from sim.model.costs import CHIPS, WEIGHTS, capped
+from sim.model.costs import CHIPS, LESSON, capped
 from sim.model.economics import EXAMPLE_PRICE, TDP
 from sim.settings import CHIPS as KINDS
 from sim.settings import FIELDS, Settings
+
+WEIGHTS = LESSON.params  # Llama-3-8B's parameters
 
 NEW = ("reader_power", "writer_power", "reader_price", "writer_price", "local_queue")
 
