@@ -228,7 +228,8 @@ class Gpu:
     def give(self, job, counted=True):
         """A job reaches it (counted: it starts counting for least-loaded now)."""
         k = len(self.queue)  # in order of reaching it, equal times by request index
-        while k > self.nxt and (self.queue[k - 1].reach, self.queue[k - 1].index) > (job.reach, job.index):
+        while k > self.nxt and ((self.queue[k - 1].reach, self.queue[k - 1].index)
+                                > (job.reach, job.index)):
             k -= 1
         self.queue.insert(k, job)
         if counted:
@@ -254,7 +255,8 @@ class Gpu:
     def walk(self, until=math.inf):
         while True:
             begins = self.due()
-            if begins is None or begins >= until - EPS:  # it begins at the moment, as far as floats tell
+            # (it begins at the moment `until`, as far as floats tell: it waits for it)
+            if begins is None or begins >= until - EPS:
                 return
             self.clock = begins
             self.round()
@@ -765,7 +767,8 @@ def split_kv(jobs, o, watching=False):
         for i, w in gpu.words.items():
             words[i] = (w.first, w.gaps)
     last = max((t for gpu in writers for t in gpu.last.values()), default=0.0)
-    waited = [min(b, last) - a for (a, waits), (b, _) in zip(idle_while_waiting, idle_while_waiting[1:])
+    waited = [min(b, last) - a
+              for (a, waits), (b, _) in zip(idle_while_waiting, idle_while_waiting[1:])
               if waits and a < last]
     measures = {
         "reader_kv_peak": max(kv_peak(c, room) for c in held_changes),
@@ -845,7 +848,8 @@ def options(**given):
                           ("costs", ("toy", "roofline")), ("memory", ("slots", "kv")),
                           ("reader_gpu", tuple(KINDS)), ("writer_gpu", tuple(KINDS))):
         if o[name] not in allowed:
-            raise ValueError(f"{name}={o[name]!r}: it must be one of {', '.join(map(str, allowed))}")
+            raise ValueError(f"{name}={o[name]!r}: it must be one of "
+                             f"{', '.join(map(str, allowed))}")
     if not 1 <= o["readers"] <= o["gpus"] - 1:
         raise ValueError("readers must be 1 .. gpus - 1")
     gpus, readers, t = o["gpus"], o["readers"], o["tp"]
@@ -857,7 +861,8 @@ def options(**given):
     if (gpus - readers) % t:
         raise ValueError(f"gpus - readers = {gpus} - {readers} = {gpus - readers} writer GPUs "
                          f"is not a multiple of tp={t}")
-    if readers % t and ((o["reader_gpu"], o["reader_power"]) != (o["writer_gpu"], o["writer_power"])):
+    mixed = (o["reader_gpu"], o["reader_power"]) != (o["writer_gpu"], o["writer_power"])
+    if readers % t and mixed:
         raise ValueError(f"readers={readers} is not a multiple of tp={t} while the readers "
                          f"(reader_gpu={o['reader_gpu']}, reader_power={o['reader_power']}) differ "
                          f"from the writers (writer_gpu={o['writer_gpu']}, writer_power="
