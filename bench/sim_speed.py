@@ -116,6 +116,32 @@ def main():
     print(f"sim.economics at gpus=8 readers=4 reader_gpu=H100 (fresh lab): {t * 1e3:.0f} ms")
     watching()
     real_traffic(rng)
+    memory()
+
+
+# docs/model.md's figures of memory that binds: 70B on pairs of A100s, a queued link crossed
+# layer by layer, room for 1,024 replies a step (memory alone limits the writer)
+BINDS = dict(model="70B", tp=2, gpus=4, readers=2, slots=1024, rps=2.0, link_sharing="queued",
+             layerwise=1, ttft_target=2.0)
+
+
+def memory(repeats=7):
+    """memory=kv against memory=slots at the same settings, each a fresh lab, alternately: where
+    memory cannot bind (the lesson's defaults) kv runs the fast loops and should cost nothing
+    more; where it binds (BINDS), the readers, link and writers are walked together."""
+    print("memory=kv against memory=slots at the same settings (fresh labs, medians):")
+    for words, settings, target in (("the lesson's defaults (memory never binds)", {}, 1.2),
+                                     ("70B on pairs of A100s (memory binds)", BINDS, None)):
+        kv, slots = [], []
+        for _ in range(repeats):
+            slots.append(timed(lambda: sim.Lab().compare(sim.Settings(**settings))))
+            kv.append(timed(lambda: sim.Lab().compare(sim.Settings(memory="kv", **settings))))
+        ratio = statistics.median(kv) / statistics.median(slots)
+        met = "" if target is None else f"  ({'met' if ratio <= target else 'NOT met'}: target within {target}x)"
+        print(f"  {words}: kv {statistics.median(kv) * 1e3:.1f} ms, slots "
+              f"{statistics.median(slots) * 1e3:.1f} ms: {ratio:.2f}x{met}")
+        note("sim_speed", f"a compare with memory=kv over memory=slots, {words}", f"{ratio:.2f}x",
+             "" if target is None else f"within {target}x", None if target is None else ratio <= target)
 
 
 def watching(repeats=21):

@@ -1,4 +1,5 @@
-"""The command line: compare, sweep, crossover, rate, ratio, economics, traffic, watch and trace,
+"""The command line: compare, sweep, crossover, rate, ratio, economics, traffic, watch, capacity
+and trace,
 with flags made from the settings (and --trace FILE, a trace of your own); and check, which
 checks a deployed copy of the page (sim/check/)."""
 
@@ -7,10 +8,12 @@ import json
 import sys
 
 from . import check
+from .model.instances import capacity
 from .model.lab import MAX_POINTS, SWEEPABLE, Lab
 from .settings import FIELDS, Settings, describe, parse
 from .show.report import (METRICS, compare_table, fill, headline, layouts, number, percent,
                           rate_table, ratio_table, setting_line, shown, traffic_report, value)
+from .show.capacity import capacity_table
 from .show.economics import economics_table
 from .show.walkthrough import lesson
 from .show.watch import WIDTH, default_window, watch_table
@@ -100,6 +103,8 @@ def build_parser():
                    "bursty their arrivals are (the lesson's, a shipped trace's or your own)",
         "watch": "every event of one layout's run in a window of time: each read, writing "
                  "step and crossing, on its GPU's lane (the window at most 10 s)",
+        "capacity": "each pool's instances and their memory: the usable bytes, the weights, and "
+                    "the KV cache tokens left for requests",
         "check": "check a deployed copy of the page in a Chromium: its simulator version, every "
                  "number on screen against a native run, screenshots against a baseline "
                  f"(needs Playwright: pip install '{check.PACKAGE}[check]')",
@@ -251,6 +256,9 @@ def run(argv, out):
     elif args.command == "traffic":
         result = lab.traffic(s)
         text = traffic_report(result, s, lab.sources.trace(s))
+    elif args.command == "capacity":
+        result = capacity(s)
+        text = f"{line}\n\n{capacity_table(result, s)}"
     else:
         result = lab.crossover(s)
         text = f"{line}\n\n{crossover_text(result)}"

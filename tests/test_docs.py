@@ -191,7 +191,8 @@ def test_every_section_the_code_points_to_is_in_its_doc():
         if name.endswith((".py", ".js", ".mjs")) and (ROOT / name).is_file():
             text = re.sub(r"\n\s*(#|//|\*) ?", " ", (ROOT / name).read_text())  # comments joined
             for doc, names in re.findall(r'docs/([\w-]+\.md)[:,] ("[^"]+"(?:, "[^"]+")*)', text):
-                cited.setdefault(doc, set()).update(re.findall(r'"([^"]+)"', names))
+                cited.setdefault(doc, set()).update(" ".join(name.split())  # across lines
+                                                    for name in re.findall(r'"([^"]+)"', names))
     assert {"model.md", "course-sites.md"} <= set(cited)
     for doc, sections in cited.items():
         headings = set(re.findall(r"^#+ (.+)$", (DOCS / doc).read_text(), re.M))

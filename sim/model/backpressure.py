@@ -121,6 +121,13 @@ class Split:
         self.note_waiting(t)
         for w in range(len(self.writers)):  # 7. instances begin their next pass
             self.begin(w, t)
+        # what each holds once the moment's changes are all made (within a moment they are
+        # summed: a room freed and taken again at one moment is no peak)
+        held, reserved = max(self.held) / self.read_room, max(self.reserved) / self.write_room
+        if held > self.reader_peak:
+            self.reader_peak = held
+        if reserved > self.writer_peak:
+            self.writer_peak = reserved
 
     # ---- readers ----
 
@@ -156,9 +163,6 @@ class Split:
 
     def hold(self, k, tokens, t):
         self.held[k] += tokens
-        share = self.held[k] / self.read_room
-        if share > self.reader_peak:
-            self.reader_peak = share
         if self.record:
             self.kv[("reader", k)].append((t, self.held[k]))
 
@@ -204,9 +208,6 @@ class Split:
 
     def reserve(self, w, tokens, t):
         self.reserved[w] += tokens
-        share = self.reserved[w] / self.write_room
-        if share > self.writer_peak:
-            self.writer_peak = share
         if self.record:
             self.kv[("writer", w)].append((t, self.reserved[w]))
 

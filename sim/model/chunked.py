@@ -23,7 +23,7 @@ from .gpu import Served
 class ChunkedGpu:
     """One GPU of the chunked layout, given jobs in the order they reach it."""
 
-    def __init__(self, chip, slots, chunk, record=False):
+    def __init__(self, chip, slots, chunk, record=False, memory=False):
         self.read_cost, self.step = chip.read_cost, chip.step
         self.slots, self.chunk = slots, chunk
         self.clock = 0.0
@@ -45,6 +45,9 @@ class ChunkedGpu:
         # steps as it is done, (clock before it, a step's length, steps, tokens read in each,
         # replies written in each)
         self.passes = [] if record else None
+        # memory=kv where it cannot bind (layouts.with_memory): the KV tokens held, each job
+        # its prompt and reply from the start of its read to its last word, and the most
+        self.memory, self.to_free, self.held, self.most = memory, [], 0, 0
 
     def take(self, a, r, p):
         """A job arrives at a with an r-word reply and a p-token prompt."""
@@ -98,6 +101,8 @@ class ChunkedGpu:
                 j = waiting.popleft()
                 reading.append([j, prompts[j]])
                 read_left += prompts[j]
+                if self.memory:
+                    self.admit(j, steps)
             if not reading and not ending:  # idle until the next arrival
                 if waiting and arrivals[waiting[0]] < until:
                     clock = arrivals[waiting[0]]  # (it is more than EPS away)
@@ -154,10 +159,22 @@ class ChunkedGpu:
                             heappush(ending, steps + replies[j] - 1)
                         else:
                             finished.append(clock)
+                        if self.memory:  # free at its last word
+                            heappush(self.to_free,
+                                     (steps + replies[j] - 1, prompts[j] + replies[j]))
             while ending and ending[0] == steps:  # replies ended
                 heappop(ending)
                 finished.append(clock)
         self.clock, self.steps, self.read_left = clock, steps, read_left
+
+    def admit(self, j, steps):
+        """Job j starts being read: what has ended by now is free, and it holds its prompt and
+        reply until its last word."""
+        while self.to_free and self.to_free[0][0] <= steps:
+            self.held -= heappop(self.to_free)[1]
+        self.held += self.prompts[j] + self.replies[j]
+        if self.held > self.most:
+            self.most = self.held
 
     def served(self):
         """Serve every job to its end; what it did, in the lesson's terms."""
@@ -174,16 +191,19 @@ class ChunkedGpu:
         words = 0
         for r in self.replies:
             words += r
-        return Served(self.first, max_gap, [], self.gap_values, self.gap_counts,
-                      words - len(self.replies), self.step, self.last_step, None,
-                      passes=self.passes)
+        served = Served(self.first, max_gap, [], self.gap_values, self.gap_counts,
+                        words - len(self.replies), self.step, self.last_step, None,
+                        passes=self.passes)
+        if self.memory:
+            served.held = self.most
+        return served
 
 
-def loop(chip, slots, chunk, record=False):
+def loop(chip, slots, chunk, record=False, memory=False):
     """A ChunkedGpu as a coroutine, like gpu.loop: send jobs (arrival, reply, prompt), one or
     a list at a time, and times (how many jobs it holds then, and until when), then None;
     StopIteration's value is the Served. record: keep its passes, to watch the run."""
-    gpu = ChunkedGpu(chip, slots, chunk, record)
+    gpu = ChunkedGpu(chip, slots, chunk, record, memory)
     message = yield
     while message is not None:
         if message.__class__ is float:

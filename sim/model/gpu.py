@@ -30,10 +30,10 @@ class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
     __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "step", "last_step", "marks", "clocks", "passes")
+                 "step", "last_step", "marks", "clocks", "passes", "events", "held")
 
     def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
-                 last_step, marks, clocks=None, passes=None):
+                 last_step, marks, clocks=None, passes=None, events=None):
         self.first = first  # time of each job's first word
         self.max_gap = max_gap  # each job's largest gap (0 if it has a single word)
         self.first_gaps = first_gaps  # irregular gaps, one reply each ...
@@ -49,6 +49,10 @@ class Served:
         # replies). None otherwise.
         self.clocks = clocks
         self.passes = passes
+        # The general loop's (instance.py) record instead: (kind, start, end, job, replies,
+        # tokens) of every read and pass, as it walked them.
+        self.events = events
+        self.held = None  # memory=kv on a fast loop that cannot bind: the most KV tokens it held
 
 
 def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
@@ -74,7 +78,7 @@ def finish(gpu):
     raise RuntimeError("the GPU loop did not end")
 
 
-def loop(chip=A100, slots=SLOTS, record=False, watch=False):
+def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
     """The lesson's GPU as a coroutine. Send it (arrival, reply words, prompt tokens to read,
     0 for none) for each job in the order the jobs reach it, or a list of them at once; send a
     time t (a float) to get how many of its jobs are still in it at t (their last word after
@@ -88,8 +92,13 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False):
     ended there or -1), so that every step's start and end follow in the loop's own float
     arithmetic: between two entries the clock moved by whole steps, `clock + n * step`. Its
     checks sit inside branches that only counting loops take (record, or a router's), so a
-    loop that neither counts nor watches runs exactly the code it ran before."""
+    loop that neither counts nor watches runs exactly the code it ran before.
+
+    memory (memory=kv, where it cannot bind: layouts.with_memory) keeps the most KV tokens its
+    jobs hold at once, each its prompt and reply from its read's start to its last word; its
+    checks sit in the read's branch only."""
     read_cost, step = chip.read_cost, chip.step
+    holding, held, most = [], 0, 0  # memory: heap of (last step, tokens) of the jobs admitted
     counting = record  # a router's questions need the marks and the ended replies
     first = []
     # per job: its largest gap up to its first step, and the index of the first burst gap it
@@ -252,6 +261,16 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False):
                 writing = len(ending)
             p = q
             if p:
+                if memory:  # admitted as its read starts: what has ended by now is free
+                    while holding and holding[0][0] <= steps:
+                        held -= heappop(holding)[1]
+                    held += p + r
+                    if held > most:
+                        most = held
+                    if r > 1:
+                        heappush(holding, (steps + r - 1, p + r))
+                    else:  # its only word ends its read
+                        held -= p + r
                 clock += p * read_cost
                 first[i] = clock
                 if record:
@@ -266,8 +285,8 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False):
                 last_step[i] = last
                 batch_add(i)
                 push(ending, last)
-            elif counting:  # (its last step stays 0)
-                single.append(first[i])
+            elif counting:  # (its last step stays 0) in order: a landed one-word reply taken
+                insort(single, first[i])  # after a read made its word before the read's end
             i += 1
         if message is None:
             break
@@ -281,5 +300,8 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False):
                 if g > max_gap[j]:
                     max_gap[j] = g
     gaps = words - i  # integers: every word after a reply's first has a gap
-    return Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
-                  last_step, marks, clocks)
+    served = Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
+                    last_step, marks, clocks)
+    if memory:
+        served.held = most
+    return served

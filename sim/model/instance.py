@@ -211,9 +211,8 @@ class Instance:
         last_pass = [0] * len(self.reach)
         for (_, e), j in zip(self.spans, self.spanned):
             last_pass[j] = e
-        served = Served(self.first, self.largest_gaps(first_gaps), first_gaps, values, counts, gaps,
-                        self.chip.step, last_pass, None, passes=self.events)
-        return served
+        return Served(self.first, self.largest_gaps(first_gaps), first_gaps, values, counts, gaps,
+                      self.chip.step, last_pass, None, events=self.events)
 
     def largest_gaps(self, first_gaps):
         """Each job's largest gap: its first, or the longest interval among its later passes.

@@ -41,8 +41,9 @@ def check(s):
         raise ValueError(f"gpus={s.gpus} is not a multiple of tp={s.tp}: the shared layout's "
                          f"instances have {s.tp} GPUs each")
     if s.readers % rtp:
-        raise ValueError(f"readers={s.readers} is not a multiple of the readers' tp={rtp}: the "
-                         f"split's reader instances have {rtp} GPUs each")
+        named = f"reader_tp={rtp}" if s.reader_tp else f"tp={rtp} (reader_tp=0: the same)"
+        raise ValueError(f"readers={s.readers} is not a multiple of {named}: the split's reader "
+                         f"instances have {rtp} GPUs each")
     if (s.gpus - s.readers) % s.tp:
         raise ValueError(f"gpus - readers = {s.gpus - s.readers} is not a multiple of tp={s.tp}: "
                          f"the split's writer instances have {s.tp} GPUs each")
@@ -55,16 +56,19 @@ def check(s):
     for pool, parts in pools(s).items():
         for kind, power, t, count in parts:
             if count and instance(kind, power, s.model, t, s.costs).capacity < 0:
-                raise ValueError(too_big(s.model, kind, t, pool))
+                raise ValueError(too_big(s, kind, t, pool))
     return s
 
 
-def too_big(model, kind, t, pool):
+def too_big(s, kind, t, pool):
     """Why a model does not fit an instance, and the smallest tp that would hold it."""
+    model = s.model
     weights = 2 * MODELS[model].params
     usable = t * KINDS[kind].memory * USABLE[0] // USABLE[1]
     fits = [n for n in TP if n * KINDS[kind].memory * USABLE[0] // USABLE[1] >= weights]
-    where = {"shared": "an instance", "readers": "a reader instance", "writers": "a writer instance"}[pool]
+    setting = f"reader_tp={s.reader_tp}" if pool == "readers" and s.reader_tp else f"tp={s.tp}"
+    where = {"shared": "an instance", "readers": "a reader instance",
+             "writers": "a writer instance"}[pool] + f" ({setting})"
     would = (f"the smallest tp that holds it on {kind}s is {fits[0]}" if fits else
              f"no instance of up to {TP[-1]} {kind}s holds it")
     gpus = f"{t} {kind}" + ("s" if t > 1 else "")

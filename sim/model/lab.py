@@ -12,17 +12,17 @@ Settings stay small and hashable. A lab remembers the last trace it was given, s
 """
 
 from collections import OrderedDict
-from math import exp, log, sqrt
+from math import sqrt
 from operator import attrgetter
 
-from ..settings import FIELDS, NAMES, Settings
+from ..settings import FIELDS, NAMES
 from ..workload.draws import Draws, Workload
 from ..workload.sources import Sources, settings_with
 from ..workload.summary import summary
+from . import crossover
 from . import economics as money
 from . import layouts
 from .instances import allowed, check
-from .instances import capacity as instance_capacity
 from .metrics import measure, score
 from .watch import WEIGHT, Watched, known, window
 
@@ -170,7 +170,7 @@ class Lab:
         return self.find_step(*self._crossover(s))
 
     def _crossover(self, s):
-        return self.finding(("crossover",), s, "link"), lambda: self._bisect(s)
+        return self.finding(("crossover",), s, "link"), lambda: crossover.bisect(self, s)
 
     def rate(self, s, trace=None):
         """DistServe's goodput of each layout: the most requests a second per GPU at which at
@@ -201,8 +201,12 @@ class Lab:
         return self.finding(("economics",), s, "rps") + prices(s), make
 
     def ratio(self, s, trace=None):
-        """The split's goodput and rate goodput for every number of readers of s.gpus."""
-        return self.find(*self._ratio(self.given(s, trace)))
+        """The split's goodput and rate goodput for every number of readers of s.gpus that its
+        instances allow (s's own readers count need not be one of them)."""
+        s = self.sources.given(s, trace)
+        if not any(allowed(s, readers=r) for r in range(1, s.gpus)):
+            check(s)  # no ratio can be made: say why
+        return self.find(*self._ratio(s))
 
     def ratio_step(self, s):
         """One simulation further towards s's best ratio; True once it is known."""
@@ -281,37 +285,6 @@ class Lab:
             out.append({"readers": readers, "goodput": goodput, "rate": rate})
         return out
 
-    def _bisect(self, s):
-        """The bisection, pausing (yield) after each simulation; returns its findings."""
-        lo, hi = FIELDS["link"].metadata["limits"]
-        shared = self.compare(s)["shared"]["goodput"]
-
-        def split_at(link):
-            return self.compare(s.but(link=link))["split"]["goodput"]
-
-        out = {"shared_goodput": shared}
-        top = split_at(hi)
-        yield
-        if top <= shared:
-            return {**out, "link": None, "below": hi, "verdict": "never", "split_goodput": top}
-        bottom = split_at(lo)
-        yield
-        if bottom > shared:
-            return {**out, "link": lo, "below": None, "verdict": "always",
-                    "split_goodput": bottom}
-        at_hi = top
-        for _ in range(BISECTION_STEPS):
-            if hi / lo < 1 + 1e-6:
-                break
-            mid = exp((log(lo) + log(hi)) / 2)
-            at_mid = split_at(mid)
-            yield
-            if at_mid > shared:
-                hi, at_hi = mid, at_mid
-            else:
-                lo = mid
-        return {**out, "link": hi, "below": lo, "verdict": "between", "split_goodput": at_hi}
-
 
 def but(s, *names):
     """What a finding depends on: every setting but these (and the prices, which change no
@@ -361,7 +334,6 @@ def depends(layout, s, source=None):
 SWEEPABLE = tuple(name for name in NAMES if not FIELDS[name].metadata["choices"])
 MAX_POINTS = 200  # points in one sweep
 SWEEP_WORK = 4_000_000  # points x requests in one sweep: about 20 s at most
-BISECTION_STEPS = 40  # halvings of the link range (on a log scale) at the most
 RATE_RANGE = (0.01, 1000.0)  # requests a second the rate goodput's bisection searches
 RATE_STEPS = 30  # its halvings (docs/model.md)
 
@@ -399,13 +371,6 @@ def watch(layout, t0, t1, trace=None, **settings):
     of one layout's run that overlaps [t0, t1] seconds, for the given settings
     (docs/model.md: "Watch it run: the events")."""
     return DEFAULT_LAB.watch(layout, t0, t1, settings_with(settings, trace), trace)
-
-
-def capacity(**settings):
-    """{pool: [{"kind", "power", "instances", "gpus", "usable_bytes", "weights_bytes",
-    "kv_bytes_per_token", "kv_tokens"}]} for the given settings: each pool's instances and the
-    KV cache tokens each holds (docs/model.md: "Memory of an instance")."""
-    return instance_capacity(Settings.make(**settings))
 
 
 def traffic(trace=None, **settings):

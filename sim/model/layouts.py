@@ -16,10 +16,9 @@ from operator import le, sub
 from . import chunked as chunked_gpu
 from . import gpu
 from . import instance as general
-from .backpressure import Split
+from . import memory
 from .costs import instance
-from .instances import reader_tp
-from .link import hand_over, reader_chip
+from .link import hand_over
 from .routing import assign
 
 
@@ -29,7 +28,8 @@ class Run:
     Per-request lists are in no particular order: the metrics only count and rank them."""
 
     __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
-                 "gaps", "measured", "scored", "gpus", "handed", "dropped", "memory", "pushed")
+                 "gaps", "measured", "scored", "gpus", "handed", "dropped", "memory", "pushed",
+                 "held", "kv")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -46,6 +46,9 @@ class Run:
         self.dropped = 0  # requests too long to ever fit (memory=kv): served nowhere, not good
         self.memory = None  # memory=kv: the measures of what its instances held (metrics.score)
         self.pushed = None  # memory=kv, split: the run walked (backpressure.Split), when recording
+        self.held = []  # memory=kv on fast loops that cannot bind: the most each GPU held
+        # memory=kv, when recording: each lane's (time, tokens held from then on)
+        self.kv = None
 
     def add(self, served, arrivals):
         """Fold in one GPU's jobs, given the times its jobs arrived."""
@@ -102,6 +105,8 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
     run = Run()
     for loop, given in zip(loops, assign(routing, loops, reach, jobs)):
         served = gpu.finish(loop)
+        if served.held is not None:
+            run.held.append(served.held)
         requests = given if order is None else list(map(order.__getitem__, given))
         run.add(served, list(map(arrivals.__getitem__, requests)))
         if record:
@@ -112,9 +117,10 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
 def shared(work, s, record=False):
     """Each GPU reads its requests' prompts whole and writes their replies. record: keep
     each GPU's Served, with its marks and every value of its clock (run.gpus)."""
-    if s.memory == "kv":
-        return with_memory(work, s, record, lambda c: general.Whole(c, s.slots, c.capacity, record))
     counting = record or s.routing != "alternate"  # least-loaded asks the GPUs questions
+    if s.memory == "kv":
+        return memory.with_memory(work, s, record, lambda c: general.Whole(c, s.slots, c.capacity, record),
+                           lambda c: gpu.loop(c, s.slots, counting, record, memory=True))
     loops = [whole_loop(s, c, counting, record) for c in instances(s)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
     return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
@@ -124,31 +130,14 @@ def chunked(work, s, record=False):
     """Each GPU reads its requests' prompts `chunk` tokens a step, writing meanwhile.
     record: keep each GPU's Served, with its passes (run.gpus)."""
     if s.memory == "kv":
-        return with_memory(work, s, record,
-                           lambda c: general.Chunked(c, s.slots, s.chunk, c.capacity, record))
+        return memory.with_memory(work, s, record,
+                           lambda c: general.Chunked(c, s.slots, s.chunk, c.capacity, record),
+                           None if record else  # (watched: its reads' starts are not kept)
+                           lambda c: chunked_gpu.loop(c, s.slots, s.chunk, memory=True))
     loops = [chunked_gpu.loop(c, s.slots, s.chunk, record) if simple(c) else
              general.loop(general.Chunked(c, s.slots, s.chunk, record=record)) for c in instances(s)]
     jobs = list(zip(work.arrivals, work.replies, work.prompts))
     return pool(loops, s.routing, work.arrivals, jobs, work.arrivals, record=record)
-
-
-def with_memory(work, s, record, make):
-    """The shared or chunked layout with KV memory (docs/model.md: "Memory that pushes back"):
-    a request whose prompt and reply would not fit even an empty instance of the smaller kind
-    is dropped as it arrives; the others are routed among the instances, in turn or to the
-    least loaded, and each instance admits a job only once it fits."""
-    made = [make(c) for c in instances(s)]
-    room = min(m.capacity for m in made)
-    kept = [i for i, (p, r) in enumerate(zip(work.prompts, work.replies)) if p + r <= room]
-    reach = [work.arrivals[i] for i in kept]
-    jobs = [(work.arrivals[i], work.replies[i], work.prompts[i]) for i in kept]
-    order = None if len(kept) == len(work.arrivals) else kept
-    run = pool([general.loop(m) for m in made], s.routing, reach, jobs, work.arrivals, order, record)
-    run.dropped = len(work.arrivals) - len(kept)
-    run.memory = {"kv_peak": max(m.peak / m.capacity for m in made)}
-    if record:
-        run.pushed = made
-    return run
 
 
 def writer_jobs(work, s, seen=None):
@@ -175,7 +164,7 @@ def split(work, s, record=False):
     """Readers read, the caches cross, writers write; local prompts a writer reads itself.
     record: keep each writer's Served (run.gpus) and the readers' and link's times (run.handed)."""
     if s.memory == "kv":
-        return split_with_memory(work, s, record)
+        return memory.split(work, s, record)
     seen = {} if record else None
     order, reached, jobs = writer_jobs(work, s, seen)
     counting = record or s.routing != "alternate"
@@ -185,24 +174,4 @@ def split(work, s, record=False):
         jobs = [job + (p,) for job, p in zip(jobs, prompts)]
     run = pool(loops, s.routing, reached, jobs, work.arrivals, order, record)
     run.handed = seen
-    return run
-
-
-
-def split_with_memory(work, s, record=False):
-    """The split with KV memory: readers, link and writers walked together (backpressure.py)."""
-    walked = Split(work, s, reader_chip(s), writer_chip(s), s.readers // reader_tp(s),
-                   (s.gpus - s.readers) // s.tp, record).run()
-    run = Run()
-    for writer in walked.writers:
-        served = writer.served()
-        run.add(served, [work.arrivals[i] for i in writer.requests])
-        if record:
-            run.gpus.append((served, writer.requests))
-    run.dropped = walked.dropped
-    end = max((max(w.last, default=0.0) for w in walked.writers), default=0.0)
-    run.memory = {"reader_kv_peak": walked.reader_peak, "writer_kv_peak": walked.writer_peak,
-                  "backpressure": walked.pushed_back / end if end > 0 else 0.0}
-    if record:
-        run.pushed = walked
     return run

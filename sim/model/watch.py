@@ -2,7 +2,9 @@
 (docs/model.md: "Watch it run: the events").
 
 The events are read off the engine's own run, recorded (the layouts' record=True), never
-simulated a second time. A GPU's loop keeps each value its clock took (Served.clocks):
+simulated a second time. Lanes are instances (with tp = 1, GPUs). The general loop
+(instance.py) records its reads and passes as it walks them (Recorded), and with `memory=kv`
+every lane but the link also shows what it holds: `kv` events, the runs of equal tokens. A GPU's loop keeps each value its clock took (Served.clocks):
 between two of them the clock moved by whole writing steps, `clock + n * step`, so every
 step's start and end follow in the loop's own float arithmetic, and a read is the move from
 one value to the next. A reply written from step k0 to step k1 is in its GPU's slots in each
@@ -142,6 +144,42 @@ class Passes:
         return out
 
 
+class Recorded:
+    """A general loop's lane (instance.py): its reads and passes as it walked them."""
+
+    def __init__(self, lane, index, events, requests):
+        steps = [(start, end) for kind, start, end, _, _, _ in events if kind == "step"]
+        self.starts, self.ends = [s for s, _ in steps], [e for _, e in steps]
+        self.count = len(steps)
+        self.intervals = Intervals((start, lane, index, end, kind, requests[job] if job >= 0 else -1,
+                                    replies, tokens)
+                                   for kind, start, end, job, replies, tokens in events)
+
+    def times(self, k):
+        """Pass k's start and end (from 1)."""
+        return self.starts[k - 1], self.ends[k - 1]
+
+    def within(self, t0, t1):
+        return self.intervals.within(t0, t1)
+
+
+def kv_runs(lane, index, changes):
+    """A lane's `kv` events: from its (time, tokens held after it) changes, in time order, the
+    maximal runs of equal tokens from 0 to its last change (changes that cancel out at one
+    moment make no boundary; nothing after the last change)."""
+    held_at = {}
+    for t, tokens in changes:  # the tokens held once each moment's changes are all made
+        held_at[t] = tokens
+    runs, start, held = [], 0.0, 0
+    for t, tokens in held_at.items():
+        if tokens == held:
+            continue
+        if t > start:
+            runs.append((start, lane, index, t, "kv", -1, 0, held))
+        start, held = t, tokens
+    return Intervals(runs)
+
+
 class Watched:
     """One layout's recorded run, ready to be watched: `events(t0, t1)`."""
 
@@ -151,7 +189,19 @@ class Watched:
         self.arrivals, self.words = work.arrivals, work.replies
         self.read_at = {}  # request -> when its read began (a shared GPU's, a reader's, a local one)
         self.writing = []  # (lane, index, Steps or Passes, Served, requests) of each writing GPU
-        if layout == "split":
+        if layout == "split" and run.pushed is not None:  # memory=kv: backpressure.Split's walk
+            walked = run.pushed
+            reads, crossings = [], []
+            for i, r in enumerate(walked.reader_of):
+                if r is not None:
+                    self.read_at[i] = walked.start[i]
+                    reads.append((walked.start[i], "reader", r, walked.end[i], "read", i, 0,
+                                  work.prompts[i]))
+                    crossings.append((walked.departs[i], "link", 0, walked.land[i], "cross", i, 0, 0))
+            self.lanes += [Intervals([e for e in reads if e[2] == r]) for r in range(len(walked.held))]
+            self.lanes.append(Intervals(crossings))
+            self.gpus("writer", run.gpus, work)
+        elif layout == "split":
             starts, ends, who = run.handed["reads"]
             departs, reach = run.handed["departs"], run.handed["reach"]
             reads, crossings = [], []
@@ -165,17 +215,26 @@ class Watched:
                            for r in range(max(who, default=-1) + 1)]
             self.lanes.append(Intervals(crossings))
             self.gpus("writer", run.gpus, work)
-        elif layout == "chunked":
+        elif layout == "chunked" and run.gpus and run.gpus[0][0].events is None:
             for g, (served, requests) in enumerate(run.gpus):
                 self.lanes.append(Passes("gpu", g, served.passes))
                 self.writing.append(("gpu", g, self.lanes[-1], served, requests))
         else:
             self.gpus("gpu", run.gpus, work)
+        if run.kv:  # memory=kv: what each lane held, but the link's
+            self.lanes += [kv_runs(lane, k, changes) for (lane, k), changes in run.kv.items()]
 
     def gpus(self, lane, gpus, work):
         """The lanes of gpu.loop's GPUs: their writing steps, and their whole reads (a shared
         GPU's; a writer's local ones)."""
         for g, (served, requests) in enumerate(gpus):
+            if served.events is not None:  # the general loop's record
+                self.lanes.append(Recorded(lane, g, served.events, requests))
+                self.writing.append((lane, g, self.lanes[-1], served, requests))
+                for kind, start, _, job, _, _ in served.events:
+                    if kind == "read" and job >= 0:
+                        self.read_at[requests[job]] = start
+                continue
             self.lanes.append(Steps(lane, g, served, [work.replies[i] for i in requests]))
             self.writing.append((lane, g, self.lanes[-1], served, requests))
             clocks = served.clocks
@@ -192,7 +251,7 @@ class Watched:
         found = []
         for lane in self.lanes:
             found += lane.within(t0, t1)
-        found.sort()
+        found.sort(key=KV_LAST)
         return [{"lane": lane, "index": index, "kind": kind, "start": start, "end": end,
                  "request": request, "replies": replies, "tokens": tokens}
                 for start, lane, index, end, kind, request, replies, tokens in found]
@@ -231,6 +290,12 @@ class Watched:
                             "first": first, "last": last, "word": word})
         out.sort(key=lambda r: r["request"])
         return out
+
+
+def KV_LAST(event):
+    """The events' order: start, lane, index, end, and on a full tie a lane's kv event after its
+    reads and steps."""
+    return event[:4] + (event[4] == "kv",) + event[4:]
 
 
 def last_ending(steps, t):

@@ -9,8 +9,8 @@ so the page can warm the lab a few at a time and stay responsive, then draws fro
 from bisect import insort
 from functools import partial
 
-from ..model import costs
-from ..model.lab import BISECTION_STEPS, layouts_of
+from ..model.crossover import BISECTION_STEPS
+from ..model.lab import layouts_of
 from ..model.layouts import chip
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
@@ -284,7 +284,7 @@ def goodput_by_link(lab, s, xs=None):
                    f"split's goodput falls to the shared layout's "
                    f"{tag('link.shared', percent(cross['shared_goodput']))} or less; the cache "
                    f"of {an('link.prompt', s.prompt)}-token prompt then takes "
-                   f"{tag('link.crossing', ms(s.prompt * costs.CACHE_PER_TOKEN / (g * 1e9)))}"
+                   f"{tag('link.crossing', ms(s.prompt * chip(s, 0).model.cache / (g * 1e9)))}"
                    f" to cross.")
     elif cross["verdict"] == "never":
         caption = (f"At these settings the split never beats the shared layout "

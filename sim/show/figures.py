@@ -18,6 +18,7 @@ from .chips import chip_economics, chip_mix, chip_needs, chip_stages
 from .economics import economics_needs, economics_words
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along, sketch_along, spread_along)
+from .models import MEMORY, bigger_models, memory_needs, memory_pushes_back, models_needs
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs, ratio_sketch
 from .report import fill, untag
 from .stall import stall
@@ -98,6 +99,11 @@ FIGURES = {
     # the economics settings of docs/model.md's "Price and power"; on the page, in the panel
     "chips": Figure(9, "chip-mix", chip_mix, chip_needs, {"gpus": 8, "readers": 4, "rps": 16.0},
                     chip_economics, stages=chip_stages),
+    # bigger models and memory (docs/model.md: "Bigger models, GPUs working as one, and
+    # memory"): files' figures until the page offers the model's settings
+    "models": Figure(10, "bigger-models", bigger_models, models_needs, page=False),
+    "memory": Figure(11, "memory-pushes-back", memory_pushes_back, memory_needs, MEMORY,
+                     page=False),
 }
 
 # The figures the page shows only while a trace is chosen (traffic= other than the lesson's),

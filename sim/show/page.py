@@ -48,7 +48,6 @@ import json
 from collections import OrderedDict
 from time import perf_counter
 
-from ..model import costs
 from ..model.lab import Lab, layouts_of
 from ..model.layouts import chip
 from ..model.watch import WEIGHT, window
@@ -292,7 +291,7 @@ def footer():
         "costs.read_cost": f"{gpu.read_cost * 1e6:.3f} µs",
         "costs.step": ms(gpu.step),
         "costs.slots": str(lesson.slots),
-        "costs.cache": f"{costs.CACHE_PER_TOKEN:,} B",
+        "costs.cache": f"{gpu.model.cache:,} B",
         "defaults.requests": f"{lesson.requests:,}",
         "limits.trace_file": f"{TRACE_FILE_BYTES // 10**6} MB",
     }

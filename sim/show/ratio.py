@@ -8,6 +8,7 @@ and the page shows the bars, each exact, while the line is worked out."""
 
 from functools import partial
 
+from ..model.instances import allowed
 from ..model.lab import RATE_STEPS, layouts_of
 from .charts import SPLIT, TARGET, base_layout
 from .report import number, percent, rate, tag
@@ -52,8 +53,8 @@ def ratio_needs(lab, s, panels=ratio_panels):
 
 
 def ratios(s):
-    """s at every number of readers of its GPUs, 1 to gpus - 1."""
-    return [s.but(readers=readers) for readers in range(1, s.gpus)]
+    """s at every number of readers of its GPUs, 1 to gpus - 1, that its instances allow."""
+    return [s.but(readers=readers) for readers in range(1, s.gpus) if allowed(s, readers=readers)]
 
 
 def ratio_sketch(panels=ratio_panels, every=False):
@@ -72,7 +73,7 @@ def best_ratio(lab, s):
     """Figure 6: the split at every reader:writer ratio of the GPUs: goodput (bars) and
     rate goodput (line), for these settings beside summarizing; the current ratio marked."""
     fig, words = ratio_chart(lab, s, ratio_panels(s))
-    first = lab.ratio(s)[s.readers - 1]
+    first = next(r for r in lab.ratio(s) if r["readers"] == s.readers)
     caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
                f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
                f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
@@ -120,7 +121,7 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
             highest = max(r["rate"] for r in found) or 1.0
             numbered = {"range": [0, highest * 1.3], **even_ticks(highest * 1.3)}
             line_x, line_y = x, [r["rate"] for r in found]
-            best_x, best_y = [x[best["readers"] - 1]], [best["rate"]]
+            best_x, best_y = [readers_to_writers(p, best["readers"])], [best["rate"]]
             words.append((name, p, best, at))
         else:
             numbered = {"range": [0, 1], "showticklabels": False}

@@ -31,11 +31,26 @@ def ms(seconds):
     return f"{seconds * 1000:.1f} ms"
 
 
+# What memory=kv adds to a layout's measures (docs/model.md: "Memory that pushes back"), in
+# the order tables show them; "dropped" is in every result, shown only where it is not 0.
+MEMORY = (
+    ("dropped", "dropped (never fit)"),
+    ("kv_peak", "KV held at peak"),
+    ("reader_kv_peak", "readers' KV at peak"),
+    ("writer_kv_peak", "writers' KV at peak"),
+    ("backpressure", "readers held back"),
+)
+SHARES = ("goodput", "missed_ttft_only", "missed_gap_only", "missed_both", "kv_peak",
+          "reader_kv_peak", "writer_kv_peak", "backpressure")
+
+
 def value(key, x):
-    """A metric as the page and the tables show it."""
-    if key in ("goodput", "missed_ttft_only", "missed_gap_only", "missed_both"):
+    """A metric as the page and the tables show it (a percentile of no request: "none")."""
+    if x is None:
+        return "none"
+    if key in SHARES:
         return percent(x)
-    if key in ("good", "requests"):
+    if key in ("good", "requests", "dropped"):
         return f"{x:,}"
     return ms(x)
 
@@ -262,6 +277,10 @@ def compare_table(result):
     names = layouts(result)
     rows = [[words] + [value(key, result[layout][key]) for layout in names]
             for key, words in METRICS]
+    for key, words in MEMORY:  # what memory=kv measures, where a layout has it
+        found = [result[layout].get(key) for layout in names]
+        if any(found) or (key != "dropped" and any(x is not None for x in found)):
+            rows.append([words] + ["-" if x is None else value(key, x) for x in found])
     return table(rows, [""] + names)
 
 
@@ -306,6 +325,10 @@ def limits_table():
     for name, f in FIELDS.items():
         meta = f.metadata
         where = " (the Traffic section)" if meta["group"] == "traffic" else ""
+        if meta["group"] == "model":  # sim.settings.schema leaves them out of the page
+            rows.append(f"| `{name}` | {f.default} | {describe(name)} | not on the page yet | "
+                        f"{meta['help']} |")
+            continue
         if meta["choices"]:
             rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
                         f"{len(meta['choices'])}{where} | {meta['help']} |")

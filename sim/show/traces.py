@@ -130,6 +130,11 @@ def burst(cv):
     return "none" if cv is None else f"{cv:.2f}"
 
 
+def current_ratio(lab, s):
+    """The best ratio's row for the readers s has."""
+    return next(r for r in lab.ratio(s) if r["readers"] == s.readers)
+
+
 def trace_panels(s):
     """Figure 8's panels: s with each of Azure's traces."""
     return [("Azure chat", s.but(traffic="azure-chat"), "traces.chat"),
@@ -153,7 +158,7 @@ def traces_ratio(lab, s):
         f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per GPU "
         f"({tag(at + '_rate', rate(best['rate']))} req/s), and at "
         f"{tag(at + '_current', readers_to_writers(p, p.readers))}, "
-        f"{tag(at + '_current_goodput', percent(lab.ratio(p)[p.readers - 1]['goodput']))} "
+        f"{tag(at + '_current_goodput', percent(current_ratio(lab, p)['goodput']))} "
         f"of requests are good"
         for k, (name, p, best, at) in enumerate(words))
     return fig, caption + f". Traces: {tag('traces.source', ATTRIBUTION)}."

@@ -8,7 +8,6 @@ are chosen from the computed numbers.
 from math import floor, log10
 from textwrap import fill
 
-from ..model import costs
 from ..model.layouts import chip
 from ..model.link import reads
 from ..settings import FIELDS
@@ -31,7 +30,8 @@ def first_gpu(s):
 
 def break_even_link(s):
     """The link speed (GB/s) at which a cache crosses in the time its prompt is read."""
-    return costs.CACHE_PER_TOKEN / first_gpu(s).read_cost / 1e9
+    gpu = first_gpu(s)
+    return gpu.model.cache / gpu.read_cost / 1e9
 
 
 def round_number(x, above):
@@ -51,7 +51,7 @@ def reader_capacity(s):
 def too_slow_link(s):
     """The link speed (GB/s) below which even the smallest prompt's cache crosses in more
     than the first-word target, so that every request of the split is late."""
-    return min(sizes(s.prompt)) * costs.CACHE_PER_TOKEN / (s.ttft_target * 1e9)
+    return min(sizes(s.prompt)) * first_gpu(s).model.cache / (s.ttft_target * 1e9)
 
 
 def limits(s):
@@ -93,7 +93,7 @@ def lesson(lab, s):
     work = Workload(lab.draws(s.seed, s.requests), s.rps, s.prompt, s.reply)
     gpu = first_gpu(s)
     read = s.prompt * gpu.read_cost
-    cache = s.prompt * costs.CACHE_PER_TOKEN
+    cache = s.prompt * gpu.model.cache
     crossing = cache / (s.link * 1e9)
     prompts = ", ".join(map(number, sizes(s.prompt)))
     replies = ", ".join(map(number, sizes(s.reply)))

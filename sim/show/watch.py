@@ -12,24 +12,43 @@ def default_window(lab, s):
     moved to start at 0 if it would start before. Figure 1 looks at the first shared GPU of
     the lab's own recorded run; where it has no stall to show, the run's first WIDTH seconds."""
     served, requests = lab.watched("shared", s).run.gpus[0]
-    work = lab.workload(s)
-    found = stall_window(s, served, [work.prompts[i] for i in requests],
-                         [work.replies[i] for i in requests])
-    if found is None:
+    if served.events is not None:  # the general loop's run (instance.py): its first stall
+        middle = first_stall(s, served.events)
+    else:
+        work = lab.workload(s)
+        found = stall_window(s, served, [work.prompts[i] for i in requests],
+                             [work.replies[i] for i in requests])
+        middle = None if found is None else sum(figure_window(served, found)) / 2
+    if middle is None:
         return 0.0, WIDTH
-    t0, t1 = figure_window(served, found)
-    t0 = max(0.0, (t0 + t1) / 2 - WIDTH / 2)
+    t0 = max(0.0, middle - WIDTH / 2)
     return t0, t0 + WIDTH
 
 
-KINDS = (("read", "read"), ("step", "writing step"), ("cross", "crossing"))
+def first_stall(s, events):
+    """The middle of the first read of a prompt of the set length (of any, if none) that
+    stalls replies being written, on a general loop's lane; None if no read stalls any."""
+    writing, any_stall = 0, None
+    for kind, start, end, _, replies, tokens in events:
+        if kind == "step":
+            writing = replies
+        elif writing:
+            if tokens == s.prompt:
+                return (start + end) / 2
+            any_stall = (start + end) / 2 if any_stall is None else any_stall
+    return any_stall
+
+
+KINDS = (("read", "read"), ("step", "writing step"), ("cross", "crossing"),
+         ("kv", "memory run"))
 
 
 def watch_table(events, layout, t0, t1):
     """`python -m sim watch`: a line of what the window holds, then a row per event (times in
     seconds to the microsecond, and its length in ms)."""
     counts = ", ".join(plural(sum(e["kind"] == kind for e in events), words)
-                       for kind, words in KINDS if layout == "split" or kind != "cross")
+                       for kind, words in KINDS if (layout == "split" or kind != "cross")
+                       and (kind != "kv" or any(e["kind"] == "kv" for e in events)))
     head = (f"{LAYOUT_WORDS[layout]}, from {t0:.6f} s to {t1:.6f} s: "
             f"{plural(len(events), 'event')} ({counts}).")
     if not events:

@@ -36,8 +36,8 @@ def test_a_capped_gpu_reads_slower_and_writes_as_fast(kind, cap):
 
 
 def test_the_kinds_tdps_and_example_prices():
-    assert TDP == {"A100": 400.0, "H100": 700.0, "B200": 1000.0}
-    assert EXAMPLE_PRICE == {"A100": 1.30, "H100": 3.00, "B200": 5.50}
+    assert TDP == {"A100": 400.0, "H100": 700.0, "H200": 700.0, "B200": 1000.0}
+    assert EXAMPLE_PRICE == {"A100": 1.30, "H100": 3.00, "H200": 3.80, "B200": 5.50}
     assert set(TDP) == set(EXAMPLE_PRICE) == set(CHIPS) == set(KINDS)
 
 

@@ -13,8 +13,8 @@ from sim.settings import FIELDS, Settings, parse
 
 @pytest.mark.parametrize("values, message", [
     ({"routing": "fastest"}, "routing must be one of alternate, least-loaded; got 'fastest'"),
-    ({"reader_gpu": "a100"}, "reader_gpu must be one of A100, H100, B200; got 'a100'"),
-    ({"writer_gpu": 100}, "writer_gpu must be one of A100, H100, B200; got 100"),
+    ({"reader_gpu": "a100"}, "reader_gpu must be one of A100, H100, H200, B200; got 'a100'"),
+    ({"writer_gpu": 100}, "writer_gpu must be one of A100, H100, H200, B200; got 100"),
     ({"link_sharing": None}, "link_sharing must be one of free, queued; got None"),
     ({"readers": 2}, "readers must be a whole number from 1 to gpus - 1 = 1; got 2 with gpus=2"),
     ({"gpus": 4, "readers": 4}, "readers must be a whole number from 1 to gpus - 1 = 3; got 4"),
@@ -36,7 +36,7 @@ def test_bad_values_get_one_clear_message(values, message):
 @pytest.mark.parametrize("args, message", [
     (["compare", "--routing", "fastest"], "routing must be one of alternate, least-loaded"),
     (["rate", "--readers", "3", "--gpus", "3"], "readers must be a whole number from 1 to gpus - 1 = 2"),
-    (["ratio", "--reader-gpu", "V100"], "reader_gpu must be one of A100, H100, B200; got 'V100'"),
+    (["ratio", "--reader-gpu", "V100"], "reader_gpu must be one of A100, H100, H200, B200; got 'V100'"),
     (["sweep", "--over", "readers", "--values", "1,2"], "readers must be a whole number from 1 to gpus - 1"),
 ])
 def test_cli_refuses_with_the_field_s_message(args, message, capsys):

@@ -4,8 +4,8 @@ implementation's public functions.
 
 The spec ends with a table of "figures a faithful simulator gives" (600 requests, seed 7), a
 "Costs, worked" paragraph and, in "Memory of an instance", five KV capacities. Each is checked
-here against every entry of IMPLEMENTATIONS (for now the oracle, tests/oracle.py, written from
-the specs alone; the engine joins with one more entry). Besides the figures: memory=kv where
+here against every entry of IMPLEMENTATIONS: the oracle (tests/oracle.py, written from the
+specs alone) and the engine (sim/), through adapters to the oracle's shapes. Besides the figures: memory=kv where
 memory never binds is memory=slots, number for number; costs=toy with tp=1 are today's costs,
 bit for bit; nothing is ever held above an instance's capacity; every request is served or
 dropped; every refusal the spec lists is refused; and small runs worked out by hand (traces of
@@ -26,6 +26,9 @@ import random
 import pytest
 
 import oracle
+import sim
+from sim.model.costs import instance
+from sim.model.lab import layouts_of
 
 
 def _oracle_served(settings, trace=None):
@@ -50,10 +53,63 @@ def _oracle_served(settings, trace=None):
 # costs(kind, cap, t, model, costs) -> an instance's costs: .read(n), .step(contexts),
 #     .chunk([(m_k, p_k)], contexts), .ar(n), in seconds;
 # served(settings, trace=None) -> {layout: (indices served, indices dropped)}.
+def _engine_compare(trace=None, **settings):
+    out = sim.Lab().compare(sim.Settings(**settings), trace)
+    return {layout: m for layout, m in out.items() if layout != "settings"}
+
+
+def _engine_capacity(**settings):
+    """sim.capacity in the oracle's shape: a group per part of the shared layout's instances,
+    one for the readers and one for the writers."""
+    def group(g):
+        return {"kind": g["kind"], "instances": g["instances"], "gpus": g["gpus"],
+                "usable": g["usable_bytes"], "weights": g["weights_bytes"], "tokens": g["kv_tokens"]}
+    got = sim.capacity(**settings)
+    return {"shared": [group(g) for g in got["shared"]], "readers": group(got["readers"][0]),
+            "writers": group(got["writers"][0])}
+
+
+class _EngineCosts:
+    """The engine's instance (sim.model.costs.Chip) in the oracle's Costs shape."""
+
+    def __init__(self, kind, cap, t, model, costs):
+        self.chip = instance(kind, cap, model, t, costs)
+        self.r, self.w = self.chip.read_cost, self.chip.step
+
+    def read(self, n):
+        return self.chip.read_time(n)
+
+    def step(self, contexts):
+        return self.chip.step_time(len(contexts), sum(contexts))
+
+    def chunk(self, reads, contexts):
+        read = sum(m for m, _ in reads)
+        attention = sum(m * (2 * p + m + 1) for m, p in reads)
+        return self.chip.pass_time(read, len(contexts), sum(contexts), attention,
+                                   sum(p for _, p in reads))
+
+    def ar(self, n):
+        return self.chip.all_reduce(n)
+
+
+def _engine_served(settings, trace=None):
+    """{layout: (indices served, indices dropped)}, from the engine's recorded runs."""
+    lab = sim.Lab()
+    s = lab.given(sim.Settings(**settings), trace)
+    out = {}
+    for layout in layouts_of(s):
+        served = {i for _, requests in lab.watched(layout, s).run.gpus for i in requests}
+        out[layout] = (served, set(range(s.requests)) - served)
+    return out
+
+
 IMPLEMENTATIONS = {
     "oracle": dict(compare=oracle.compare, capacity=oracle.capacity, watch=oracle.watch,
                    ratio=oracle.ratio, economics=oracle.economics, costs=oracle.Costs,
                    served=_oracle_served),
+    "engine": dict(compare=_engine_compare, capacity=_engine_capacity, watch=sim.watch,
+                   ratio=sim.ratio, economics=sim.economics, costs=_EngineCosts,
+                   served=_engine_served),
 }
 
 

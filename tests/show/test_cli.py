@@ -156,7 +156,7 @@ def test_the_limits_agree_with_the_simulation(change):
     at = float(link.group(1))
     r = sim.compare(**{**base, "link": at})
     assert link.group(4) == goodputs(r)
-    crossing = min(sizes) * costs.CACHE_PER_TOKEN / (at * 1e9)  # the smallest cache's
+    crossing = min(sizes) * costs.LESSON.cache / (at * 1e9)  # the smallest cache's
     if "too late" in link.group(3):
         assert crossing > s.ttft_target and r["split"]["goodput"] == 0
     else:
@@ -176,7 +176,7 @@ def test_the_words_follow_the_settings():
     text = trace_text(prompt=2, reply=2)
     assert "too late" not in text  # a 1-token cache crosses even 0.001 GB/s in time
     assert "Prompts are 1, 2, 3 tokens, replies 1, 2, 3 words" in text
-    crossing = 2 * costs.CACHE_PER_TOKEN / 25e9
+    crossing = 2 * costs.LESSON.cache / 25e9
     assert f"crosses a 25 GB/s link in {crossing * 1000:.2g} ms." in text  # not "0.0 ms"
     text = trace_text(rps=1000)
     assert "at 10 req/s" not in text and "at 1000 req/s one reader falls behind" in text
@@ -206,7 +206,7 @@ def test_a_sweeps_axis_takes_its_flags_spelling_too():
 def test_help_shows_a_choices_names():
     out = cli("compare", "--help")
     assert "--routing {alternate,least-loaded}" in out
-    assert "--reader-gpu {A100,H100,B200}" in out
+    assert "--reader-gpu {A100,H100,H200,B200}" in out
     assert "--routing N" not in out
 
 

@@ -49,8 +49,8 @@ def test_derived_facts():
     assert f"{2000 * A100.read_cost * 1e3:.1f}" == "103.0"
     assert f"{A100.read_cost * 1e6:.3f}" == "51.476"
     assert f"{A100.step * 1e3:.4f}" == "7.8767"
-    assert f"{2000 * costs.CACHE_PER_TOKEN / 1e6:.1f}" == "262.1"
-    assert f"{2000 * costs.CACHE_PER_TOKEN / 25e9 * 1e3:.1f}" == "10.5"
+    assert f"{2000 * costs.LESSON.cache / 1e6:.1f}" == "262.1"
+    assert f"{2000 * costs.LESSON.cache / 25e9 * 1e3:.1f}" == "10.5"
     assert f"{break_even_link(sim.Settings()):.2f}" == "2.55"
     assert ms(2000 * A100.read_cost + A100.step) == "110.8 ms"
 

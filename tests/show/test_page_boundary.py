@@ -99,9 +99,10 @@ def test_a_figure_at_the_page_limits_is_drawn_from_its_pieces(name):
 
 
 def test_every_figure_is_on_the_page_and_figure_7_comes_in_pieces():
-    """Every figure is on the page now (page=True): the build bakes them all, figures 7 and 8
+    """Every figure is on the page (page=True) but figures 10 and 11, of the settings the page
+    does not offer yet (bigger models and memory): the build bakes the others, figures 7 and 8
     only for the states with a trace (they are shown only while a trace is chosen)."""
-    assert [name for name, f in FIGURES.items() if not f.page] == []
+    assert [name for name, f in FIGURES.items() if not f.page] == ["models", "memory"]
     page = Page()
     part = 0
     settings = {"requests": 60}

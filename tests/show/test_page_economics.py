@@ -76,7 +76,7 @@ def test_a_price_alone_adds_no_run_and_the_rates_pieces_leave_only_cached_runs()
 
 def test_the_price_fields_placeholders_are_the_example_prices_read_aloud():
     assert example_prices() == {"A100": "$1.30 for an A100", "H100": "$3.00 for an H100",
-                                "B200": "$5.50 for a B200"}
+                                "H200": "$3.80 for an H200", "B200": "$5.50 for a B200"}
     assert set(example_prices()) == set(EXAMPLE_PRICE)
 
 
