@@ -33,7 +33,7 @@ from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
 from sim.settings import schema
-from sim.show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
+from sim.show.states import STATES, named
 from sim.workload import azure
 
 ROOT = Path(__file__).resolve().parent
@@ -129,22 +129,21 @@ def build_sim_wheel(out):
 
 
 def bake(lab):
-    """The named states (the lesson's, then the explorer's), computed natively: numbers,
-    then every figure."""
+    """The named states (the lesson's, the explorer's, then the traffic's), computed natively:
+    any result a label claims (a best ratio) from the same runs as its figure, then the
+    numbers, then every figure."""
     states = []
-    for group, named in (("lesson", STATES), ("explorer", EXPLORER_STATES),
-                         ("traffic", TRAFFIC_STATES)):
-        for name, label, changes in named:
-            s = Settings().but(**changes)
-            figures = {}
-            for key, figure in FIGURES.items():
-                # a file's figure only (page=False): the page draws it not yet; and real
-                # traffic's figures only where a trace is chosen, as the page shows them
-                if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
-                    figures[key] = figure.render(lab, s)
-            states.append({"name": name, "label": label, "group": group,
-                           "settings": s.as_dict(), "compare": compare_message(lab, s),
-                           "figures": figures})
+    for group, name, label, changes in named(lab):
+        s = Settings().but(**changes)
+        figures = {}
+        for key, figure in FIGURES.items():
+            # a file's figure only (page=False): the page draws it not yet; and real
+            # traffic's figures only where a trace is chosen, as the page shows them
+            if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
+                figures[key] = figure.render(lab, s)
+        states.append({"name": name, "label": label, "group": group,
+                       "settings": s.as_dict(), "compare": compare_message(lab, s),
+                       "figures": figures})
     return states
 
 

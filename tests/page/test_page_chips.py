@@ -18,14 +18,14 @@ from sim.check.expected import compare_numbers, expected
 from sim.settings import CHIPS, FIELDS
 from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
-from sim.show.states import EXPLORER_STATES
+from sim.show.states import group
 
 from conftest import DIST, open_page
 from test_page_a11y import SCAN, axe_source  # noqa: F401 (a fixture)
 from test_page_layout import assert_fits
 from test_page_results import BARE_NUMBERS
 
-NEW_STATES = [state for state in EXPLORER_STATES
+NEW_STATES = [state for state in group("explorer")
               if state[0] in ("splitwise-ha", "writers-capped", "dynamo-queue")]
 
 
