@@ -330,11 +330,15 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     for ref in ("style.css", f"vendor/{PLOTLY_CSS}", "favicon.svg", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
         assert f'"{ref}"' in page, ref
         page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
+    reads = html.escape(default["intro"]["reads"])  # Watch it run's: why a read is not the setting
+    for key, text in shown.items():
+        reads = reads.replace("{" + key + "}", f'<span data-metric="{key}">{html.escape(text)}</span>')
     constants = footer()  # the footer's numbers, each marked like every other number
     for key, value in {
         "headline": headline,
         "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
         "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
+        "watch_reads": reads,
         "shared_goodput": html.escape(shown["shared.goodput"]),  # the phone's glance at the headline
         "split_goodput": html.escape(shown["split.goodput"]),
         **{key.split(".")[1]: f'<span data-metric="{key}">{html.escape(text)}</span>'
