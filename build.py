@@ -38,7 +38,7 @@ from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
 from sim.settings import schema
-from sim.show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
+from sim.show.states import STATES, named
 from sim.workload import azure
 
 ROOT = Path(__file__).resolve().parent
@@ -135,22 +135,21 @@ def build_sim_wheel(out):
 
 
 def bake(lab):
-    """The named states (the lesson's, then the explorer's), computed natively: numbers,
-    then every figure."""
+    """The named states (the lesson's, the explorer's, then the traffic's), computed natively:
+    any result a label claims (a best ratio) from the same runs as its figure, then the
+    numbers, then every figure."""
     states = []
-    for group, named in (("lesson", STATES), ("explorer", EXPLORER_STATES),
-                         ("traffic", TRAFFIC_STATES)):
-        for name, label, changes in named:
-            s = Settings().but(**changes)
-            figures = {}
-            for key, figure in FIGURES.items():
-                # a file's figure only (page=False): the page draws it not yet; and real
-                # traffic's figures only where a trace is chosen, as the page shows them
-                if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
-                    figures[key] = figure.render(lab, s)
-            states.append({"name": name, "label": label, "group": group,
-                           "settings": s.as_dict(), "compare": compare_message(lab, s),
-                           "figures": figures})
+    for group, name, label, changes in named(lab):
+        s = Settings().but(**changes)
+        figures = {}
+        for key, figure in FIGURES.items():
+            # a file's figure only (page=False): the page draws it not yet; and real
+            # traffic's figures only where a trace is chosen, as the page shows them
+            if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
+                figures[key] = figure.render(lab, s)
+        states.append({"name": name, "label": label, "group": group,
+                       "settings": s.as_dict(), "compare": compare_message(lab, s),
+                       "figures": figures})
     return states
 
 
@@ -337,11 +336,15 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     for ref in ("style.css", f"vendor/{PLOTLY_CSS}", "favicon.svg", "start.js", "app.js", f"vendor/{PLOTLY.name}"):
         assert f'"{ref}"' in page, ref
         page = page.replace(f'"{ref}"', f'"{ref}?v={version}"')
+    reads = html.escape(default["intro"]["reads"])  # Watch it run's: why a read is not the setting
+    for key, text in shown.items():
+        reads = reads.replace("{" + key + "}", f'<span data-metric="{key}">{html.escape(text)}</span>')
     constants = footer()  # the footer's numbers, each marked like every other number
     for key, value in {
         "headline": headline,
         "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
         "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
+        "watch_reads": reads,
         "shared_goodput": html.escape(shown["shared.goodput"]),  # the phone's glance at the headline
         "split_goodput": html.escape(shown["split.goodput"]),
         **{key.split(".")[1]: f'<span data-metric="{key}">{html.escape(text)}</span>'

@@ -81,7 +81,7 @@ const traffic = new Traffic(table, {
 // Watch it run, beside figure 1: its events are asked for once the page has settled.
 const watch = new Watch({ call: (type, body) => python.call(type, body), current: () => ({ settings: { ...settings }, key: keyOf(settings) }) });
 { // a window from the URL within its trace (a file of one's own is fitted once it is known)
-  const fitted = traffic.fit(settings);
+  const fitted = traffic.place(settings, null);
   settings = fitted.settings;
   if (fitted.notice) opened.notices.push(fitted.notice);
 }
@@ -175,6 +175,7 @@ function drawNumbers(message, source) {
   if (message.intro) {
     showTemplate($("intro-gpus"), message.intro.gpus, message.shown, "span");
     showTemplate($("intro-split"), message.intro.split, message.shown, "span");
+    if (message.intro.reads) showTemplate($("watch-reads"), message.intro.reads, message.shown, "span");
   }
   const chunked = "chunked" in message.result;
   document.body.classList.toggle("has-chunked", chunked); // a third column
@@ -631,13 +632,13 @@ function lessonPart(state) {
  */
 function change(next, notices = []) {
   const fitted = table.fit(next); // readers stay below gpus, on screen too
-  const window = traffic.fit(fitted.settings); // and a trace's window within the trace
+  const window = traffic.place(fitted.settings, settings); // and a trace's window within the trace
   settings = window.settings;
   const job = compute(); // first: the worker computes while this thread shows the change
   watch.change(); // its events are now the settings before's
   showNotices($("notices"), [...viewNotices, ...notices, ...[fitted.notice, window.notice].filter((n) => n !== null)]);
   showFurther();
-  const params = new URLSearchParams(table.toQuery(settings));
+  const params = new URLSearchParams(table.toQuery(traffic.asAsked(settings))); // (the requests asked for)
   for (const [name, value] of viewQuery) params.set(name, value);
   const search = params.toString();
   address.want(`${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
@@ -827,6 +828,7 @@ window.pdsplit = {
   async set(partial) {
     const next = { ...settings };
     const notices = [];
+    if ("requests" in partial) traffic.asked = null; // the caller's own requests, as asked
     for (const [name, raw] of Object.entries(partial)) {
       if (!table.byName.has(name)) throw new Error(`unknown setting ${JSON.stringify(name)}; known: ${[...table.byName.keys()].join(", ")}`);
       const { value, notice } = table.accept(name, raw);

@@ -33,7 +33,8 @@ export class PriceField {
       `<input type="text" id="price-${f.name}" data-setting="${f.name}" inputmode="decimal" autocomplete="off" spellcheck="false">` +
       `<p class="help" id="help-${f.name}"></p><p class="help said" id="note-${f.name}" role="status"></p>`;
     const label = /** @type {HTMLElement} */ (row.querySelector("label"));
-    label.textContent = `${f.label} ($ per GPU-hour)`;
+    this.label = `${f.label} ($ per GPU-hour)`;
+    label.textContent = this.label;
     label.title = f.help;
     /** @type {HTMLElement} */ (row.querySelector(".help:not(.said)")).textContent =
       `Dollars an hour for one ${this.pool} GPU; empty, the example price of its kind, as the field shows. ` +
@@ -45,7 +46,7 @@ export class PriceField {
     // A price that the page can use applies as it is typed; one it cannot ("-", "1e" on the
     // way to "1e3", or "abc") waits for Enter or for the field to be left, and is then refused.
     const commit = (/** @type {boolean} */ final) => {
-      const { value, notice } = table.accept(f.name, this.input.value);
+      const { value, notice } = table.accept(f.name, this.input.value, this.label); // said as the field is labelled
       if (notice && !final) {
         this.input.setAttribute("aria-invalid", "true");
         return;

@@ -4,6 +4,7 @@
 // it. The page owns the settings.
 import { choiceRow, describe, showControl, sliderRow, stateButtons } from "./controls.js";
 import { PriceField } from "./economics.js";
+import { TRAFFIC_FIELDS } from "./traffic.js";
 
 /** @typedef {import("./settings.js").SettingsTable} SettingsTable */
 /** @typedef {Record<string, number|string>} Settings */
@@ -28,6 +29,8 @@ export class Explorer {
     this.table = table;
     this.panel = where.panel;
     this.fields = table.fields.filter((f) => f.group === "explorer" || f.group === "price");
+    // what "Back to the lesson's toy" sets back, the traffic's too (a trace is no toy's)
+    this.further = [...this.fields, ...TRAFFIC_FIELDS.map((name) => /** @type {import("./settings.js").Field} */ (table.byName.get(name)))];
     /** What the readers' + said, and for which settings. @type {string|null} */ this.saidFor = null;
     /** @type {Map<string, PriceField>} */ this.prices = new Map();
     /** @type {[string, HTMLElement][]} */ const rows = [];
@@ -55,14 +58,15 @@ export class Explorer {
     rows.sort(([a], [b]) => place(a) - place(b)); // stable: the others keep the table's order
     where.controls.append(...rows.map(([, row]) => row));
     stateButtons(where.states, named, change);
-    // The lesson's buttons keep these settings; this sets them all back to the lesson's.
+    // The lesson's buttons keep these settings and the traffic; this sets them all back to the
+    // lesson's (and a window a trace shortened to its requests as asked: traffic.js).
     const back = document.createElement("button");
     back.type = "button";
     back.className = "reset";
     back.textContent = "Back to the lesson's toy";
     back.addEventListener("click", () => {
       const next = { ...current() };
-      for (const f of this.fields) next[f.name] = f.default;
+      for (const f of this.further) next[f.name] = f.default;
       change(next);
     });
     where.states.append(back);
@@ -92,9 +96,9 @@ export class Explorer {
     if (this.note) this.note.textContent = text;
   }
 
-  /** Whether any of these settings differs from the lesson's. @param {Settings} s */
+  /** Whether any of these settings, or the traffic, differs from the lesson's. @param {Settings} s */
   changed(s) {
-    return this.fields.some((f) => s[f.name] !== f.default);
+    return this.further.some((f) => s[f.name] !== f.default);
   }
 
   /** Whether the panel is open (its charts and rate goodput are then worked out). */

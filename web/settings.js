@@ -63,11 +63,12 @@ export class SettingsTable {
 
   /**
    * A value as the page may use it: a number within the page's range (whole if need be).
-   * Returns the value and, if it had to change, a sentence saying so.
-   * @param {string} name @param {unknown} raw
+   * Returns the value and, if it had to change, a sentence saying so: naming the URL's key
+   * ("reader_price=abc"), or, for what was typed into a field, the field as the page labels it.
+   * @param {string} name @param {unknown} raw @param {string} [label]  the field's label
    * @returns {{value: number|string, notice: string|null}}
    */
-  accept(name, raw) {
+  accept(name, raw, label) {
     const f = this.byName.get(name);
     if (!f) throw new Error(`unknown setting ${JSON.stringify(name)}`);
     if (f.choices) {
@@ -75,7 +76,7 @@ export class SettingsTable {
       if (f.choices.includes(text)) return { value: text, notice: null };
       return { value: f.default, notice: `${name}=${text} is not one of ${f.choices.join(", ")}; using ${f.default}.` };
     }
-    if (f.group === "price") return this.acceptPrice(f, raw);
+    if (f.group === "price") return this.acceptPrice(f, raw, label);
     const [lo, hi] = f.page;
     const text = String(raw).trim();
     let value = typeof raw === "number" ? raw : readNumber(text);
@@ -100,22 +101,24 @@ export class SettingsTable {
    * A price (reader_price, writer_price), in dollars an hour for one GPU: empty or 0 is the
    * example price of the pool's kind, and a leading "$" may be typed. Anything else is refused
    * with a sentence naming the field, the value and what the page takes, as accept() does.
-   * @param {Field} f @param {unknown} raw @returns {{value: number, notice: string|null}}
+   * @param {Field} f @param {unknown} raw @param {string} [label]  the field's, if typed into it
+   * @returns {{value: number, notice: string|null}}
    */
-  acceptPrice(f, raw) {
+  acceptPrice(f, raw, label) {
     const [lo, hi] = f.page;
     const text = String(raw).trim();
+    const given = label ? `${label}: “${text}”` : `${f.name}=${text}`; // where it was given, as it was
     const value = typeof raw === "number" ? raw : text === "" ? 0 : readNumber(text.replace(/^\$\s*/, ""));
     const range = `${dollars(lo)} to ${dollars(hi)} an hour per GPU`;
     const example = "empty or 0: the example price of its kind";
     if (Number.isNaN(value)) {
-      return { value: f.default, notice: `${f.name}=${text} is not a price: the page takes ${range} (${example}); using the example price.` };
+      return { value: f.default, notice: `${given} is not a price: the page takes ${range} (${example}); using the example price.` };
     }
     if (value < lo) {
-      return { value: f.default, notice: `${f.name}=${text} is below the page's range of prices (${range}; ${example}); using the example price.` };
+      return { value: f.default, notice: `${given} is below the page's range of prices (${range}; ${example}); using the example price.` };
     }
     if (value > hi) {
-      return { value: hi, notice: `${f.name}=${text} is above the page's range of prices (${range}); using ${dollars(hi)}.` };
+      return { value: hi, notice: `${given} is above the page's range of prices (${range}); using ${dollars(hi)}.` };
     }
     return { value, notice: null };
   }

@@ -11,7 +11,7 @@ import { put } from "./view.js";
 /** @typedef {import("./settings.js").SettingsTable} SettingsTable */
 /** @typedef {import("./settings.js").Field} Field */
 /** @typedef {Record<string, number|string>} Settings */
-/** @typedef {{name: string, trace_requests: number, left_out: number}} TraceInfo */
+/** @typedef {{name: string, trace_requests: number, left_out: number, recorded: string|null}} TraceInfo */
 
 /** What each choice says on the page (the settings table has the names, sim/settings.py). */
 const WORDS = {
@@ -41,6 +41,11 @@ export class Traffic {
     /** The file of one's own the simulator holds, once known. @type {TraceInfo|null} */
     this.own = null;
     this.ownVersion = 0; // goes up with each new file: the page's keys for traffic=own follow it
+    /** The file in use, as the file box shows it. @type {File|null} */ this.file = null;
+    // A window of a trace that has fewer usable requests than were asked for takes them all,
+    // and is that trace's alone: the requests asked for, kept while it lasts, come back for
+    // the lesson's toy and for a trace that has as many (and stay the URL's). @type {number|null}
+    this.asked = null;
     for (const name of ["traffic", "arrivals"]) {
       const f = /** @type {Field} */ (table.byName.get(name));
       const worded = { ...f, names: (f.choices ?? []).map((c) => WORDS[name][c] ?? c) };
@@ -51,10 +56,15 @@ export class Traffic {
     }
     where.controls.append(this.startRow());
     stateButtons(where.states, named, (state) => change(state));
+    // The box shows the file in use (showFile); it is emptied as it is opened, so that the
+    // same file may be picked again after an edit, and shows the file in use again if no
+    // other is picked.
+    where.input.addEventListener("click", () => { where.input.value = ""; });
+    where.input.addEventListener("cancel", () => this.showFile());
     where.input.addEventListener("change", () => {
       const file = where.input.files?.[0];
-      where.input.value = ""; // the same file may be picked again, after an edit
       if (file) this.pick(file, file.name).catch(() => {}); // said in the notice
+      else this.showFile();
     });
     // A file dropped on the section is taken as picked.
     where.drop.addEventListener("dragover", (event) => { event.preventDefault(); where.drop.classList.add("over"); });
@@ -77,7 +87,8 @@ export class Traffic {
       `<output id="value-trace_start" for="slider-trace_start" data-setting="trace_start" data-metric="settings.trace_start"></output></div>` +
       `<button type="button" class="step" data-step="-1" aria-label="The window before">−</button>` +
       `<input type="range" id="slider-trace_start" min="0" max="0" step="1">` +
-      `<button type="button" class="step" data-step="1" aria-label="The window after">+</button>`;
+      `<button type="button" class="step" data-step="1" aria-label="The window after">+</button>` +
+      `<p class="help said" id="note-window" role="status"></p>`;
     const slider = /** @type {HTMLInputElement} */ (row.querySelector("input"));
     slider.addEventListener("input", () => this.set("trace_start", Number(slider.value)));
     for (const button of row.querySelectorAll("button.step")) {
@@ -108,25 +119,54 @@ export class Traffic {
 
   /**
    * Settings whose window fits their trace: a window past its end, or longer than its
-   * usable requests, is brought within it, and said.
-   * @param {Settings} s @returns {{settings: Settings, notice: string|null}}
+   * usable requests, is brought within it, and said. A window that took all of a trace's
+   * requests is that trace's: given the settings before (`before`), requests left as they
+   * were are the ones asked for (`asked`), for the lesson's toy or another trace.
+   * @param {Settings} s @param {Settings|null} [before]
+   * @returns {{settings: Settings, notice: string|null, asked: number|null}}
    */
-  fit(s) {
-    const usable = this.usable(s);
-    if (usable === null) return { settings: s, notice: null };
-    let next = s;
+  fit(s, before = null) {
+    const kept = this.asked !== null && before !== null && Number(s.requests) === Number(before.requests);
+    const asked = kept ? /** @type {number} */ (this.asked) : Number(s.requests);
+    let next = asked === Number(s.requests) ? s : { ...s, requests: asked };
+    const usable = this.usable(next);
+    if (usable === null) return { settings: next, notice: null, asked: null };
     let notice = null;
     const all = usable.toLocaleString("en-US");
-    if (Number(s.requests) > usable) {
+    let shortened = null;
+    if (asked > usable) {
       next = { ...next, requests: usable };
-      notice = `requests=${s.requests} is more than the trace's ${all} usable requests; the window takes all ${all}.`;
+      shortened = asked;
+      if (!kept) notice = `${this.traceName(next)} has ${all} usable requests, fewer than the ${asked.toLocaleString("en-US")} asked for: ` +
+        `its window takes all ${all}. The lesson's toy and Azure's traces keep ${asked.toLocaleString("en-US")}.`;
     }
     const top = usable - Number(next.requests);
     if (Number(next.trace_start) > top) {
       notice = notice ?? `trace_start=${s.trace_start} leaves too few of the trace's ${all} usable requests for a window of ${Number(next.requests).toLocaleString("en-US")}; using ${top.toLocaleString("en-US")}.`;
       next = { ...next, trace_start: top };
     }
-    return { settings: next, notice };
+    return { settings: next, notice, asked: shortened };
+  }
+
+  /**
+   * fit(), and what it found kept: the page's settings from now on. @param {Settings} s
+   * @param {Settings|null} before  the settings before (null: a URL's, a caller's own requests)
+   */
+  place(s, before) {
+    const fitted = this.fit(s, before);
+    this.asked = fitted.asked;
+    return fitted;
+  }
+
+  /** The name of the trace settings s replay, as the page says it. @param {Settings} s */
+  traceName(s) {
+    if (s.traffic === "own") return this.own?.name ?? "Your file";
+    return WORDS.traffic[/** @type {"azure-chat"|"azure-code"} */ (String(s.traffic))]?.split(",")[0] ?? String(s.traffic);
+  }
+
+  /** The settings as the URL keeps them: the requests asked for, not a trace's all. @param {Settings} s */
+  asAsked(s) {
+    return this.asked === null ? s : { ...s, requests: this.asked };
   }
 
   /** Whether settings s replay a trace. @param {Settings} s */
@@ -162,8 +202,27 @@ export class Traffic {
     const readout = /** @type {HTMLElement} */ (document.getElementById("value-trace_start"));
     if (readout.textContent !== words) readout.textContent = words;
     if (slider.getAttribute("aria-valuetext") !== words) slider.setAttribute("aria-valuetext", words);
+    // what a window that took all of a trace's requests means for the other traffic, said by it
+    const all = this.asked !== null && traced && usable !== null
+      ? `The window is all ${usable.toLocaleString("en-US")} usable requests of ${this.traceName(s)}, fewer than the ` +
+        `${this.asked.toLocaleString("en-US")} asked for. The lesson's toy and Azure's traces keep their ` +
+        `${this.asked.toLocaleString("en-US")}, as figures 7 and 8 show.` : "";
+    put(/** @type {HTMLElement} */ (document.getElementById("note-window")), "textContent", all);
     put(this.where.attribution, "hidden", !String(s.traffic).startsWith("azure"));
     put(this.where.leftOut, "hidden", !traced);
+  }
+
+  /**
+   * The file box shows the file in use (the browser's own words would say "No file chosen"
+   * once it was read, or after a reload), or none. @param {Blob|null} [file] @param {string} [name]
+   */
+  showFile(file = null, name = "") {
+    if (file) this.file = file instanceof File ? file : new File([file], name);
+    try {
+      const list = new DataTransfer();
+      if (this.file) list.items.add(this.file);
+      this.where.input.files = list.files;
+    } catch { /* a browser without DataTransfer(): its box says what it says */ }
   }
 
   /** Notices about a file (role="alert"). @param {string[]} lines */
@@ -184,6 +243,7 @@ export class Traffic {
         "Take the rows you want into a file of their own, or use the command line, which reads a file of any size " +
         "as far as its window: python -m sim compare --trace FILE.";
       this.say([why]);
+      this.showFile();
       throw new Error(why);
     }
     let info;
@@ -191,17 +251,21 @@ export class Traffic {
       info = await this.read(file, name);
     } catch (error) {
       this.say([`${name} was not used: ${/** @type {Error} */ (error).message}`]);
+      this.showFile(); // the file in use, if any, not the one refused
       throw error;
     }
     this.own = info;
     this.ownVersion += 1;
+    this.showFile(file, name);
     const stored = await keep({ file, name, info });
     const s = this.current();
-    const requests = Math.min(Number(s.requests), info.trace_requests);
     const notices = [];
-    if (requests < Number(s.requests)) notices.push(`${name} has ${info.trace_requests.toLocaleString("en-US")} usable requests: the window takes all of them.`);
+    // the trace's own rate, and the load it is replayed at (its window: fit() and its notice)
+    if (info.recorded) notices.push(`${name} was recorded at ${info.recorded} req/s on average; it is replayed at the load ` +
+      `set, ${this.table.show("rps", s.rps)}, ${s.arrivals === "recorded" ? "its own spacing scaled" : "at the lesson's random spacing"} ` +
+      "(Requests a second and Arrivals set how).");
     if (!stored) notices.push(`This browser does not keep files for the page, so a reload will not have ${name}.`);
-    this.change({ ...s, traffic: "own", trace_start: 0, requests }, notices);
+    this.change({ ...s, traffic: "own", trace_start: 0 }, notices);
     return info;
   }
 
@@ -216,6 +280,7 @@ export class Traffic {
     if (found) {
       this.own = found.info;
       this.ownVersion += 1;
+      this.showFile(found.file, found.name);
     }
     if (this.current().traffic !== "own" || found) return { missing: null };
     return { missing: "traffic=own asks for a file of your own, which this browser does not have " +

@@ -215,6 +215,7 @@ export class Watch {
       return { layout, events, requests, steps, rows };
     });
     const starts = [...new Set(layouts.flatMap((l) => l.events.map((e) => e.start)))].filter((t) => t >= t0 && t <= t1).sort((a, b) => a - b);
+    const changed = this.data?.key !== key; // a new run: it starts at its window's start
     this.data = { key, settings, t0, t1, end: Math.max(...replies.map((r) => r.end)), layouts, starts, wanted };
     const scrub = /** @type {HTMLInputElement} */ (this.where.scrub);
     scrub.min = String(t0);
@@ -226,7 +227,10 @@ export class Watch {
     /** @type {HTMLButtonElement} */ (this.where.later).disabled = t1 >= this.data.end;
     this.mark();
     this.repaint();
-    this.seek(Math.min(Math.max(this.at, t0), t1), true);
+    // A changed run plays from its window's start, with nothing of it drawn yet (the playhead
+    // where the run before left it could be at the window's end, every event drawn); a window
+    // moved along the same run keeps the playhead move() gave it.
+    this.seek(changed ? t0 : Math.min(Math.max(this.at, t0), t1), true);
   }
 
   /** Move the window by its width, within the run. @param {number} direction */
@@ -353,9 +357,10 @@ export class Watch {
       row.hidden = false;
       const now = moment(layout, this.at);
       const cells = row.querySelectorAll("td");
-      const slots = [...now.slots.entries()].map(([lane, n]) => `${lane.replace("gpu", "GPU")}: ${n}`).join(", ");
+      // each GPU's count, and the gap's value, kept whole on a line (a phone's column is narrow)
+      const slots = [...now.slots.entries()].map(([lane, n]) => `${lane.replace("gpu", "GPU")}: ${n}`.replace(/ /g, "\u00a0")).join(", ");
       const over = now.gap > target;
-      const values = [whole(now.waiting), slots, ms(now.gap) + (over ? ", past the target" : "")];
+      const values = [whole(now.waiting), slots, ms(now.gap).replace(" ", "\u00a0") + (over ? ", past the target" : "")];
       values.forEach((value, i) => { if (cells[i].textContent !== value) cells[i].textContent = value; });
       cells[2].classList.toggle("over", over);
     }

@@ -9,8 +9,11 @@ const AXIS = 20; // px for the time axis at the top
 const HEAD = 22; // px for a layout's name
 const LANE = 24; // px a lane
 const GAP = 8; // px between two layouts
-const NAMES = { shared: "shared: each GPU reads and writes", split: "split: readers, the link, writers",
-  chunked: "chunked: each GPU reads in chunks while it writes" };
+// Each layout's name over its lanes, the longest that fits the canvas (a phone's is narrow).
+const NAMES = { shared: ["shared: each GPU reads and writes", "shared: GPUs read and write", "shared"],
+  split: ["split: readers, the link, writers", "split: readers, link, writers", "split"],
+  chunked: ["chunked: each GPU reads in chunks while it writes", "chunked: reads in chunks as it writes",
+    "chunked: reads in chunks", "chunked"] };
 
 /**
  * The lanes of a layout, top to bottom: its GPUs; on the split its readers, the link, then
@@ -22,6 +25,17 @@ export function laneRows(layout, s) {
   const range = (/** @type {number} */ n, /** @type {string} */ lane) => Array.from({ length: n }, (_, index) => ({ lane, index }));
   if (layout !== "split") return range(gpus, "gpu");
   return [...range(readers, "reader"), { lane: "link", index: 0 }, ...range(gpus - readers, "writer")];
+}
+
+const TITLE_FONT = "600 13px system-ui, sans-serif";
+
+/**
+ * A layout's name over its lanes: the longest of its names that fits the canvas's width.
+ * @param {CanvasRenderingContext2D} c  (its font: TITLE_FONT) @param {string} layout @param {number} width
+ */
+function title(c, layout, width) {
+  const names = NAMES[/** @type {keyof NAMES} */ (layout)];
+  return names.find((text) => 4 + c.measureText(text).width <= width - PAD) ?? names[names.length - 1];
 }
 
 /** A lane's name on the canvas. @param {{lane: string, index: number}} row */
@@ -89,6 +103,12 @@ export function paintLayers(canvas, data, colours, old) {
   const ghost = layer(false);
   const solid = layer(true);
   canvas.dataset.old = String(old);
+  { // the layouts' names as drawn, and the room they had (for the tests: a canvas has no text)
+    const c = /** @type {CanvasRenderingContext2D} */ (ghost.getContext("2d"));
+    c.font = TITLE_FONT;
+    canvas.dataset.titles = data.layouts.map((l) => title(c, l.layout, width)).join("|");
+    canvas.dataset.room = String(width - PAD - 4);
+  }
   if (old) for (const c of [ghost, solid]) greyed(c);
   return { solid, ghost, x, lanes };
 }
@@ -131,8 +151,8 @@ function paint(c, data, colours, x, width, solid, lanes) {
     const colour = colours[layout.layout];
     c.globalAlpha = 1;
     c.fillStyle = colours.ink;
-    c.font = "600 13px system-ui, sans-serif";
-    c.fillText(NAMES[/** @type {keyof NAMES} */ (layout.layout)], 4, top - HEAD / 2);
+    c.font = TITLE_FONT;
+    c.fillText(title(c, layout.layout, width), 4, top - HEAD / 2);
     c.font = "12px system-ui, sans-serif";
     /** @type {Map<string, number>} */ const rowTop = new Map();
     layout.rows.forEach((/** @type {any} */ row, /** @type {number} */ i) => {

@@ -8,7 +8,7 @@ from ..settings import FIELDS, Settings
 from ..show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from ..show.page import compare_message, footer
 from ..show.report import METRICS, layouts
-from ..show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES
+from ..show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES, found
 
 MAIN = ("goodput", "gap")  # the page's two main charts: always drawn
 LESSON = ("stall", "link", "prompt")  # the lesson's figures: always drawn
@@ -20,8 +20,15 @@ PANEL = ("traffic", "rate", "economics", "verdict", "ratio", "chips")
 # at 32 GPUs the best-ratio figure alone takes minutes in the browser.
 RANDOM_GPUS = (2, 3, 4, 6, 8)
 
-NAMED = {name: (changes, False) for name, _, changes in STATES}  # the lesson's: panel closed
-NAMED.update({name: (changes, True) for name, _, changes in EXPLORER_STATES + TRAFFIC_STATES})
+# every named state's name, the lesson's first (what --states may name)
+NAMED = [name for name, _, _ in STATES + EXPLORER_STATES + TRAFFIC_STATES]
+
+
+def named_states():
+    """{name: (changes, whether the panel is open)} of every named state: the lesson's with
+    the panel closed, the explorer's and the traffic's with it open (each claimed result
+    worked out from the runs, as the build does)."""
+    return {name: (changes, group != "lesson") for group, name, _, changes in found()}
 
 
 def random_settings(rng):
@@ -44,8 +51,9 @@ def plan(args):
     the lesson's states with the panel closed, as a visitor first sees the page, then the
     explorer's and the random ones with it open (so that DistServe's goodput and the best
     ratio are on screen too)."""
-    names = args.states if args.states is not None else list(NAMED)
-    states = [(name, *NAMED[name]) for name in NAMED if name in names]
+    named = named_states()
+    names = args.states if args.states is not None else list(named)
+    states = [(name, *named[name]) for name in named if name in names]
     states.sort(key=lambda state: state[2])  # closed first; stable within each
     rng = random.Random(args.seed)
     states += [(f"random-{k}", random_settings(rng), True) for k in range(1, args.random + 1)]

@@ -148,7 +148,7 @@ def chip_chart(s, found):
             layout[f"xaxis{suffix}"]["matches"] = "x"
         highest = max(e[layout_name][measure] for e in known for layout_name in names)
         layout[f"yaxis{suffix}"] = {**layout["yaxis"], "domain": [max(top - height, 0.0), top],
-                                    "anchor": f"x{suffix}", "range": [0, (highest or 1.0) * 1.1],
+                                    "anchor": f"x{suffix}", "range": [0, (highest or 1.0) * 1.2],
                                     "rangemode": "tozero", "title": {"text": words}}
         for name in names:
             data.append({"type": "bar", "name": name, "x": x, "showlegend": k == 0,

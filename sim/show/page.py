@@ -38,7 +38,8 @@ The web worker holds one `Page` and passes every message to `handle`:
          also "requests", what the page shows at a playhead beyond the events (Watched.requests),
          and "end", when the run's last word is written (how far the window may move)
   {"type": "trace", "text": "<a trace file's text>", "name": "<its file name>"}
-      -> {"trace": {"name", "trace_requests", "left_out"}}: the page's lab keeps it, and
+      -> {"trace": {"name", "trace_requests", "left_out", "recorded"}} ("recorded": the mean
+         rate of its requests as recorded, "2.78", or null): the page's lab keeps it, and
          every request with "traffic": "own" replays it from then on
 Bad requests get {"error": "<one clear line>"}; nothing else escapes (a bad trace keeps the one
 before it).
@@ -53,9 +54,10 @@ from ..model.layouts import chip
 from ..model.watch import WEIGHT, window
 from ..settings import Settings
 from ..workload.tracefile import read_text
+from ..workload.window import taus
 from .figures import FIGURES
-from .report import headline, intro, ms, number, shown
-from .watch import default_window
+from .report import headline, intro, ms, number, rate, shown
+from .watch import default_window, reads
 
 # Requests the page's cached runs may hold: enough for every run of the largest figure at
 # the page's largest count (figure 4: 31 prompts, 2 layouts, 6,000 requests), so that its
@@ -148,8 +150,11 @@ class Page:
             raise ValueError("a trace request gives the file's text, and its name if any")
         found = read_text(text, name)
         self.lab.sources.own = found
+        # the mean rate it was recorded at (the page says it beside the load it is replayed at)
+        span = taus(found.clock, [found.times[0], found.times[-1]])[-1]
+        recorded = rate((found.usable - 1) / span) if span > 0 else None
         return {"trace": {"name": found.name, "trace_requests": found.usable,
-                          "left_out": found.left_out}}
+                          "left_out": found.left_out, "recorded": recorded}}
 
     def figure(self, name, s, part, sketch=False):
         if name not in FIGURES:
@@ -258,6 +263,8 @@ def compare_message(lab, s):
     result = lab.compare(s)
     template, texts = headline(s)
     sentences, intro_texts = intro(s)
+    sentences["reads"], read_texts = reads(s)  # Watch it run's: why a read is not the setting
+    intro_texts.update(read_texts)
     if s.traffic != "lesson":  # the lengths are the trace's: its sliders say so, with its medians
         t = lab.traffic(s)
         texts["settings.prompt"] = f"set by the trace: median {number(t['prompt_p50'])} tokens"

@@ -11,7 +11,7 @@ from functools import partial
 from ..model.instances import allowed
 from ..model.lab import RATE_STEPS, layouts_of
 from .charts import SPLIT, TARGET, base_layout
-from .report import number, percent, rate, tag
+from .report import number, percent, rate, tag, unsettled
 
 # Long prompts, short replies, and a later first word allowed: reading 8,000 tokens alone
 # takes 0.41 s on an A100 (DistServe gives summarizing a far looser first-word target
@@ -38,6 +38,13 @@ def even_ticks(top):
                 ticks = [k * step for k in range(int(top / step) + 1)]
                 return {"tickvals": ticks, "ticktext": [f"{v:.10g}" for v in ticks]}
     return {}
+
+
+def best(found):
+    """The best ratio of a ratio finding (sim.ratio's rows): the most rate goodput, then the
+    most goodput, then the fewest readers. Figures 6 and 8 ring it, the verdict names it, and
+    the named states that claim a best ratio are set to it (states.py)."""
+    return max(found, key=lambda r: (r["rate"], r["goodput"]))
 
 
 def readers_to_writers(s, readers):
@@ -71,18 +78,24 @@ def ratio_sketch(panels=ratio_panels, every=False):
 
 def best_ratio(lab, s):
     """Figure 6: the split at every reader:writer ratio of the GPUs: goodput (bars) and
-    rate goodput (line), for these settings beside summarizing; the current ratio marked."""
+    rate goodput (line), for these settings beside summarizing; the current ratio marked.
+    With 2 GPUs, 1:1 is the only ratio: said so, not called the best."""
     fig, words = ratio_chart(lab, s, ratio_panels(s))
     first = next(r for r in lab.ratio(s) if r["readers"] == s.readers)
-    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at every ratio of "
-               f"readers to writers: goodput at {tag('ratio.rps', number(s.rps))} req/s (bars) "
-               f"and rate goodput at {tag('ratio.attainment', percent(s.attainment))} (line). ")
+    only = s.gpus == 2
+    caption = (f"The split with {tag('ratio.gpus', number(s.gpus))} GPUs at "
+               f"{'its one ratio' if only else 'every ratio'} of readers to writers"
+               f"{unsettled('ratio', s.requests)}: goodput at {tag('ratio.rps', number(s.rps))} "
+               f"req/s ({'bar' if only else 'bars'}, left axis) and rate goodput at "
+               f"{tag('ratio.attainment', percent(s.attainment))} ("
+               f"{'ring' if only else 'line, its best ringed'}, right axis). ")
     caption += "; ".join(
         f"{'for' if k else 'For'} {name} ({tag(at + '_prompt', number(p.prompt))}-token prompts, "
         f"{tag(at + '_reply', number(p.reply))}-word replies, first word within "
         f"{tag(at + '_ttft', number(p.ttft_target))} s) "
-        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} serves most per "
-        f"GPU ({tag(at + '_rate', rate(best['rate']))} req/s)"
+        f"{tag(at + '_best', readers_to_writers(p, best['readers']))} "
+        f"{'is the only ratio' if only else 'serves most per GPU'} "
+        f"({tag(at + '_rate', rate(best['rate']))} req/s{' per GPU' if only else ''})"
         for k, (name, p, best, at) in enumerate(words))
     caption += (f". Now {tag('ratio.current', readers_to_writers(s, s.readers))}: goodput "
                 f"{tag('ratio.current_goodput', percent(first['goodput']))}, rate goodput "
@@ -108,6 +121,7 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
         found = lab.ratio(p) if rates else [
             {"readers": r.readers, "goodput": lab.goodput("split", r)} for r in ratios(p)]
         x = [readers_to_writers(p, r["readers"]) for r in found]
+        mark = "best" if len(found) > 1 else "the only ratio"
         suffix = "" if k == 0 else str(2 * k + 1)  # axes x, y, y2 / x3, y3, y4
         rate_axis = str(2 * k + 2)
         top = 1 - k * (height + gap)
@@ -117,12 +131,12 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
                                     "anchor": f"x{suffix}", "range": [0, 105],
                                     "ticksuffix": "%", "title": {"text": "goodput"}}
         if rates:
-            best = max(found, key=lambda r: (r["rate"], r["goodput"]))
+            top = best(found)
             highest = max(r["rate"] for r in found) or 1.0
             numbered = {"range": [0, highest * 1.3], **even_ticks(highest * 1.3)}
             line_x, line_y = x, [r["rate"] for r in found]
-            best_x, best_y = [readers_to_writers(p, best["readers"])], [best["rate"]]
-            words.append((name, p, best, at))
+            best_x, best_y = [readers_to_writers(p, top["readers"])], [top["rate"]]
+            words.append((name, p, top, at))
         else:
             numbered = {"range": [0, 1], "showticklabels": False}
             line_x = line_y = best_x = best_y = []
@@ -131,7 +145,7 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
                                        "fixedrange": True, "showgrid": False,
                                        "tickfont": {"size": 12}, "zeroline": False,
                                        "title": {"text": "req/s per GPU"}}
-        data.append({"type": "bar", "name": "goodput", "x": x, "showlegend": k == 0,
+        data.append({"type": "bar", "name": "goodput (left axis)", "x": x, "showlegend": k == 0,
                      "y": [r["goodput"] * 100 for r in found], "xaxis": f"x{suffix}",
                      "yaxis": f"y{suffix}", "legendgroup": "goodput",
                      "marker": {"color": SPLIT, "opacity": 0.55,
@@ -140,16 +154,19 @@ def ratio_chart(lab, s, panels, marked=(0,), rates=True):
                                          "width": [3 if k in marked and r["readers"] == s.readers
                                                    else 0 for r in found]}},
                      "hovertemplate": "%{y:.1f}%<extra>goodput</extra>"})
-        data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput",
+        data.append({"type": "scatter", "mode": "lines+markers", "name": "rate goodput (right axis)",
                      "x": line_x, "y": line_y, "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}", "showlegend": k == 0, "legendgroup": "rate",
                      "line": {"color": TARGET, "width": 2.5}, "marker": {"size": 7, "color": TARGET},
                      "hovertemplate": "%{y:.3g} req/s per GPU<extra>rate goodput</extra>"})
-        data.append({"type": "scatter", "mode": "markers+text", "name": "best",
+        # the most rate goodput, ringed on the line (the right axis), or with one ratio (2
+        # GPUs) that one, which is no best: said so
+        data.append({"type": "scatter", "mode": "markers+text", "name": f"{mark} (right axis)",
                      "x": best_x, "y": best_y, "xaxis": f"x{suffix}", "yaxis": f"y{rate_axis}",
-                     "showlegend": False, "text": ["best"], "textposition": "top center",
+                     "showlegend": k == 0, "legendgroup": "best", "text": [mark],
+                     "textposition": "top center",
                      "marker": {"size": 14, "color": "rgba(0,0,0,0)",
                                 "line": {"color": "#000", "width": 2}},
-                     "hovertemplate": "%{y:.3g} req/s per GPU<extra>best</extra>"})
+                     "hovertemplate": f"%{{y:.3g}} req/s per GPU<extra>{mark}</extra>"})
     layout["xaxis"]["domain"] = [0, 1]
     if rates:
         layout["meta"] = {"best": [w[2]["readers"] for w in words]}
@@ -165,8 +182,11 @@ def rate_goodput(lab, s):
     """DistServe's goodput, in words: no chart, only its numbers (the page's explorer)."""
     rates = lab.rate(s)
     per_gpu = ", ".join(f"{name} {tag('rate.' + name, rate(x))}" for name, x in rates.items())
-    text = (f"Rate goodput (DistServe's): the most requests a second per GPU at which at least "
-            f"{tag('rate.attainment', percent(s.attainment))} of requests are good: {per_gpu} "
+    thin = unsettled("rate", s.requests)  # from too few requests: said in the sentence
+    title = "Rate goodput, DistServe's" + thin if thin else "Rate goodput (DistServe's)"
+    text = (f"{title}: the most requests a "
+            f"second per GPU at which at least {tag('rate.attainment', percent(s.attainment))} "
+            f"of requests are good: {per_gpu} "
             f"req/s per GPU. ")
     if rates["shared"] > 0:
         times = rates["split"] / rates["shared"]

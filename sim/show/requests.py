@@ -12,8 +12,8 @@ current settings, like every number the page shows.
 from math import floor, log10
 
 from .charts import SPLIT, TARGET, base_layout
-from .ratio import ratio_needs, rate_needs, readers_to_writers
-from .report import number, percent, rate, tag
+from .ratio import best, ratio_needs, rate_needs, readers_to_writers
+from .report import number, percent, rate, tag, unsettled
 
 SPREAD_BARS = 24  # bars at most for a length's spread
 ARRIVAL_BARS = 60  # and for the arrivals over time
@@ -118,8 +118,17 @@ def traffic_summary(lab, s):
               f"burstiness {tag('traffic.gap_cv', f'{cv:.2f}')} (near one for random arrivals, "
               f"far above for bursts)")
     span = f"{t['span_s']:,.1f}"
-    words = (f"{source}, over {tag('traffic.span_s', span)} s at "
-             f"{tag('traffic.rps', number(s.rps))} req/s on average (the dashed line): {bursts}. "
+    over = (f"over {tag('traffic.span_s', span)} s at {tag('traffic.rps', number(s.rps))} req/s "
+            f"on average")
+    own = lab.sources.recorded_rps(s)
+    if own is not None:  # the trace's own rate, and what the load makes of it, said
+        how = ("its own spacing scaled to the load" if s.arrivals == "recorded" else
+               "at the lesson's random spacing")
+        over = (f"recorded at {tag('traffic.recorded_rps', rate(own))} req/s, replayed "
+                f"{over} ({how}; the dashed line)")
+    else:
+        over += " (the dashed line)"
+    words = (f"{source}, {over}: {bursts}. "
              f"Prompts: "
              + lengths("prompt", t, "tokens") + "; replies: " + lengths("reply", t, "words") + ".")
     return fig, words
@@ -142,16 +151,17 @@ def verdict(lab, s):
     """The portfolio's note, in one sentence: the layout that serves the most good requests per
     GPU (rate goodput), by what factor over the next best, and the split's best ratio."""
     rates = lab.rate(s)
-    best = max(lab.ratio(s), key=lambda r: (r["rate"], r["goodput"]))
-    ratio = tag("verdict.ratio", readers_to_writers(s, best["readers"]))
+    split_best = best(lab.ratio(s))
+    ratio = tag("verdict.ratio", readers_to_writers(s, split_best["readers"]))
     offers = [(rates["shared"], "shared", "sharing them")]
     if s.chunk:
         offers.append((rates["chunked"], "chunked", f"sharing them, reading prompts "
                        f"{tag('verdict.chunk', number(s.chunk))} tokens a step"))
-    offers.append((best["rate"], "split", f"the split at {ratio}"))
+    offers.append((split_best["rate"], "split", f"the split at {ratio}"))
     (top, name, who), (second, _, other) = sorted(offers, key=lambda o: -o[0])[:2]
     good = tag("verdict.attainment", percent(s.attainment))
-    head = f"For this traffic on {tag('verdict.gpus', number(s.gpus))} GPUs, "
+    head = (f"For this traffic on {tag('verdict.gpus', number(s.gpus))} GPUs"
+            f"{unsettled('verdict', s.requests)}, ")
     if top == 0:
         return None, (head + f"no layout keeps {good} of requests within both targets, at any "
                       "load from 0.01 req/s.")
@@ -164,5 +174,5 @@ def verdict(lab, s):
         said += f", while {other} keeps that share good at no load at all"
     if name != "split":
         said += (f"; the split does best at {ratio} "
-                 f"({tag('verdict.split_rate', rate(best['rate']))} req/s per GPU)")
+                 f"({tag('verdict.split_rate', rate(split_best['rate']))} req/s per GPU)")
     return None, head + said + "."

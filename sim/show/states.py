@@ -1,8 +1,24 @@
 """The page's named states: buttons and links whose results are baked into the page at build
-time, so that they show at once. Each: (name, label, changes to the defaults)."""
+time, so that they show at once. Each: (name, label, changes to the defaults).
 
-from .report import number
+A state whose label states a result has that result worked out from the runs, never typed:
+`readers: BEST` stands for the readers of the best ratio that figure 6 (or 8) rings for the
+state's own settings, and the label's {ratio}, {readers} and {writers} say it (`named`, which
+the build calls with its lab). A label that describes its traffic (a lull, then bursts;
+without its bursts) names a test of the window's arrivals (`HOLDS`) that the build runs, and
+refuses to bake a state whose test fails.
+"""
+
+from functools import lru_cache
+
+from ..model.lab import Lab
+from ..settings import Settings
+from ..workload.summary import burstiness
+from .ratio import best
+from .report import number, plural
 from .walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK
+
+BEST = "best"  # readers: the best ratio's, worked out from the runs (`named`)
 
 # The lesson's three limits (the trace works them out at any settings, and finds these at
 # the defaults) and its defaults.
@@ -13,13 +29,15 @@ STATES = (
     ("short-prompts", f"Short prompts: {number(SHORT_PROMPT)} tokens", {"prompt": SHORT_PROMPT}),
 )
 
-# The questions the lesson leaves open, in the explorer (explore-model.md).
+# The questions the lesson leaves open, in the explorer (explore-model.md). Chat needs few
+# readers and summarizing many: each is set to the ratio figure 6 finds best for it.
 EXPLORER_STATES = (
     ("portfolio", "Portfolio: 3 GPUs, 2 readers, chunks of 512",
      {"gpus": 3, "readers": 2, "chunk": 512}),
-    ("chat", "Chat: 3 readers to 4 writers, 12 req/s", {"gpus": 7, "readers": 3, "rps": 12.0}),
-    ("summarizing", "Summarizing: 8,000-token prompts, 8 GPUs",
-     {"prompt": 8000, "reply": 50, "gpus": 8, "readers": 6, "ttft_target": 2.0, "rps": 8.0}),
+    ("chat", "Chat at 12 req/s: the best ratio, {readers} to {writers}",
+     {"gpus": 7, "readers": BEST, "rps": 12.0}),
+    ("summarizing", "Summarizing: 8,000-token prompts on 8 GPUs, the best ratio {ratio}",
+     {"prompt": 8000, "reply": 50, "gpus": 8, "readers": BEST, "ttft_target": 2.0, "rps": 8.0}),
     ("h100-reads", "Read on H100, write on A100", {"reader_gpu": "H100"}),
     ("slow-layerwise", "Slow link, crossed layer by layer", {"link": 0.5, "layerwise": 1}),
     ("local-short", "Short prompts read locally (Dynamo)", {"local_below": 1500}),
@@ -42,6 +60,71 @@ TRAFFIC_STATES = (
     ("azure-code", "Azure code: a lull, then bursts", {"traffic": "azure-code"}),
     ("azure-code-poisson", "Azure code without its bursts",
      {"traffic": "azure-code", "arrivals": "poisson"}),
-    ("azure-chat-8", "Azure chat on 8 GPUs: the best ratio",
-     {"traffic": "azure-chat", "gpus": 8, "rps": 16.0}),
+    ("azure-chat-8", "Azure chat on 8 GPUs: the best ratio, {ratio}",
+     {"traffic": "azure-chat", "gpus": 8, "readers": BEST, "rps": 16.0}),
 )
+
+# A window "has a lull, then bursts" if its longest wait between two arrivals is at least a
+# quarter of its span, and the arrivals after it are bursty (their gaps' coefficient of
+# variation at least 2: random arrivals have 1); "without its bursts" if its arrivals are no
+# burstier than random ones give (at most 1.5).
+LULL, BURSTY, CALM = 0.25, 2.0, 1.5
+
+
+def lull_then_bursts(lab, s):
+    arrivals = lab.workload(s).arrivals
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    longest = max(range(len(gaps)), key=gaps.__getitem__)
+    after = burstiness(arrivals[longest + 1:])
+    return (gaps[longest] >= LULL * (arrivals[-1] - arrivals[0]) and after is not None
+            and after >= BURSTY)
+
+
+def without_bursts(lab, s):
+    cv = burstiness(lab.workload(s).arrivals)
+    return cv is not None and cv <= CALM
+
+
+HOLDS = {"azure-code": lull_then_bursts, "azure-code-poisson": without_bursts}
+
+
+def resolved(lab, name, label, changes):
+    """(name, label, changes) with a claimed result worked out: readers=BEST set to the best
+    ratio's readers for the state's other settings, and the label saying it."""
+    if changes.get("readers") != BEST:
+        return name, label, changes
+    others = {key: value for key, value in changes.items() if key != "readers"}
+    s = Settings().but(**others)
+    readers = best(lab.ratio(s))["readers"]
+    writers = s.gpus - readers
+    words = {"readers": plural(readers, "reader"), "writers": plural(writers, "writer"),
+             "ratio": f"{readers}:{writers}"}
+    return name, label.format(**words), {**changes, "readers": readers}
+
+
+def named(lab):
+    """[(group, name, label, changes)] of every named state, the lesson's, the explorer's and
+    the traffic's, each claimed result worked out from lab's runs; refuses (ValueError) a
+    state whose label describes its traffic wrongly."""
+    out = []
+    for group, states in (("lesson", STATES), ("explorer", EXPLORER_STATES),
+                          ("traffic", TRAFFIC_STATES)):
+        for state in states:
+            name, label, changes = resolved(lab, *state)
+            holds = HOLDS.get(name)
+            if holds and not holds(lab, Settings().but(**changes)):
+                raise ValueError(f"the named state {name!r} ({label!r}) does not hold for its "
+                                 "window: see sim/show/states.py")
+            out.append((group, name, label, changes))
+    return out
+
+
+@lru_cache(maxsize=1)
+def found():
+    """named() with a lab of its own, once per process (for the checker and the tests)."""
+    return tuple(named(Lab()))
+
+
+def group(name):
+    """[(name, label, changes)] of one group of found(): "lesson", "explorer" or "traffic"."""
+    return [(n, label, changes) for g, n, label, changes in found() if g == name]

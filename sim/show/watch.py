@@ -1,6 +1,7 @@
 """Watch it run, shown: the window the page opens on, and `python -m sim watch`'s table of the
 events (the events themselves are the model's: sim/model/watch.py)."""
 
+from ..workload.draws import sizes
 from .report import LAYOUT_WORDS, number, plural, table
 from .stall import figure_window, stall_window
 
@@ -37,6 +38,18 @@ def first_stall(s, events):
                 return (start + end) / 2
             any_stall = (start + end) / 2 if any_stall is None else any_stall
     return any_stall
+
+
+def reads(s):
+    """Why a read's tokens are not the prompt setting's, said by Watch it run's lanes: the
+    lesson's prompts are half, once or one and a half times it; a trace's are its own. A
+    template whose {watch.*} fields the page fills (each number marked), and their texts."""
+    if s.traffic != "lesson":
+        return "Each read is one of the trace's own prompts, whatever the prompt setting.", {}
+    small, middle, large = (number(x) for x in sizes(s.prompt))
+    return ("The lesson's prompts are half, once or one and a half times the prompt tokens "
+            "set: the reads here are of {watch.small}, {watch.prompt} or {watch.large} "
+            "tokens.", {"watch.small": small, "watch.prompt": middle, "watch.large": large})
 
 
 KINDS = (("read", "read"), ("step", "writing step"), ("cross", "crossing"),

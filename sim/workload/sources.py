@@ -76,6 +76,15 @@ class Sources:
             return window.requests(window.recorded(s.rps))
         return window.requests(poisson(self._spacings_of(s.seed, s.requests), s.rps))
 
+    def recorded_rps(self, s):
+        """The mean rate at which the window of a trace was recorded, req/s (its requests
+        after the first over the seconds from its first to its last): what arrivals=recorded
+        scales to s.rps. None for the lesson's draws, or a window all at one moment."""
+        if s.traffic == "lesson":
+            return None
+        span = self._window(self.trace(s), s.but(arrivals="poisson")).taus[-1]
+        return (s.requests - 1) / span if span > 0 else None
+
     def _window(self, trace, s):
         key = (trace.digest if s.traffic == "own" else s.traffic, s.trace_start, s.requests)
         found = self._windows.get(key) or Window(trace, s.trace_start, s.requests)

@@ -97,11 +97,11 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
     # 7 in the page, 2 in the hub's; 11 imports in app.js, 2 in start.js (python.js and
-    # hub-client.js), 2 in explorer.js (controls.js and economics.js), 3 in traffic.js
-    # (controls.js, store.js and view.js), 2 in watch.js (view.js and watchdraw.js), 1 in
-    # worker.js, 2 in hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js);
-    # the wheel twice, the snapshot
-    assert len(refs) == 7 + 2 + 24 + 3
+    # hub-client.js), 3 in explorer.js (controls.js, economics.js and traffic.js: what the
+    # toy's button sets back), 3 in traffic.js (controls.js, store.js and view.js), 2 in
+    # watch.js (view.js and watchdraw.js), 1 in worker.js, 2 in hub.js (python.js and
+    # hub-client.js), 1 in hub-client.js (python.js); the wheel twice, the snapshot
+    assert len(refs) == 7 + 2 + 25 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

@@ -18,14 +18,14 @@ from sim.check.expected import compare_numbers, expected
 from sim.settings import CHIPS, FIELDS
 from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
-from sim.show.states import EXPLORER_STATES
+from sim.show.states import group
 
 from conftest import DIST, open_page
 from test_page_a11y import SCAN, axe_source  # noqa: F401 (a fixture)
 from test_page_layout import assert_fits
 from test_page_results import BARE_NUMBERS
 
-NEW_STATES = [state for state in EXPLORER_STATES
+NEW_STATES = [state for state in group("explorer")
               if state[0] in ("splitwise-ha", "writers-capped", "dynamo-queue")]
 
 
@@ -198,11 +198,14 @@ def test_bad_values_through_set_are_said_in_the_notices(chips):
     assert (settings["reader_price"], settings["local_queue"], settings["writer_power"]) == (0, 0, 0.5)
 
 
-FIELD_CASES = [  # typed, then Enter: the field keeps (and shows) what the page uses
-    ("abc", 0.0, "", f"reader_price=abc is not a price: the page takes {PRICES} ({EXAMPLE}); using the example price."),
-    ("-1", 0.0, "", f"reader_price=-1 is below the page's range of prices ({PRICES}; {EXAMPLE}); using the example price."),
-    ("NaN", 0.0, "", f"reader_price=NaN is not a price: the page takes {PRICES} ({EXAMPLE}); using the example price."),
-    ("1e999", 1000.0, "1000", f"reader_price=1e999 is above the page's range of prices ({PRICES}); using $1,000."),
+# typed, then Enter: the field keeps (and shows) what the page uses, and its note names the
+# field as the page labels it, not the URL's key
+FIELD = "Reader price ($ per GPU-hour)"
+FIELD_CASES = [
+    ("abc", 0.0, "", f"{FIELD}: “abc” is not a price: the page takes {PRICES} ({EXAMPLE}); using the example price."),
+    ("-1", 0.0, "", f"{FIELD}: “-1” is below the page's range of prices ({PRICES}; {EXAMPLE}); using the example price."),
+    ("NaN", 0.0, "", f"{FIELD}: “NaN” is not a price: the page takes {PRICES} ({EXAMPLE}); using the example price."),
+    ("1e999", 1000.0, "1000", f"{FIELD}: “1e999” is above the page's range of prices ({PRICES}); using $1,000."),
 ]
 
 

@@ -10,7 +10,7 @@ import sim
 from sim.show.figures import FIGURES
 from sim.show.report import shown
 from sim.settings import CHIPS, FIELDS
-from sim.show.states import EXPLORER_STATES
+from sim.show.states import group
 
 from conftest import open_page
 from test_page_layout import assert_fits
@@ -86,6 +86,9 @@ def test_a_url_with_an_explorer_setting_opens_it(explorer):
         assert control.is_visible(), name
         help_text = explorer.text_content(f"#help-{name}")
         assert len(help_text) > 40 and help_text.endswith("."), name
+
+
+EXPLORER_STATES = group("explorer")  # each claimed result worked out, as the build does
 
 
 @pytest.mark.parametrize("name, label, changes", EXPLORER_STATES, ids=[s[0] for s in EXPLORER_STATES])

@@ -14,7 +14,7 @@ from conftest import DIST, ROOT, open_page
 from sim.show.figures import FIGURES
 from sim.show.page import TRACE_FILE_BYTES
 from sim.show.report import shown
-from sim.show.states import TRAFFIC_STATES
+from sim.show.states import group
 from sim.workload.tracefile import read_text
 from test_page_explorer import on_screen
 from test_page_layout import SMALL_TARGETS, assert_fits
@@ -74,6 +74,9 @@ def equals_native(page, settings, trace=None):
         t = native.traffic(s)
         assert page.text_content("#value-prompt") == f"set by the trace: median {t['prompt_p50']:,} tokens"
         assert page.text_content("#value-reply") == f"set by the trace: median {t['reply_p50']:,} words"
+
+
+TRAFFIC_STATES = group("traffic")  # each claimed result worked out, as the build does
 
 
 @pytest.mark.parametrize("name, label, changes", TRAFFIC_STATES, ids=[n for n, _, _ in TRAFFIC_STATES])

@@ -22,12 +22,18 @@ def ask(page, request):
 def test_compare(page):
     reply = ask(page, {"type": "compare", "settings": {"rps": 10}})
     assert reply["result"] == sim.compare(rps=10)
-    texts = {key: text for key, text in reply["shown"].items() if not key.startswith("intro.")}
+    texts = {key: text for key, text in reply["shown"].items() if not key.startswith(("intro.", "watch."))}
     assert texts == shown(sim.compare(rps=10))
     assert reply["headline"] == HEADLINE
-    # the introduction's sentences that follow the GPUs: the lesson's own words at two
+    # the introduction's sentences that follow the GPUs: the lesson's own words at two; and
+    # Watch it run's, why its reads are not all the prompt setting's
     assert reply["intro"] == {"gpus": "Two GPUs serve a language model.",
-                              "split": "one GPU only reads, the other only writes"}
+                              "split": "one GPU only reads, the other only writes",
+                              "reads": "The lesson's prompts are half, once or one and a half times the "
+                                       "prompt tokens set: the reads here are of {watch.small}, "
+                                       "{watch.prompt} or {watch.large} tokens."}
+    assert {key: reply["shown"][key] for key in ("watch.small", "watch.prompt", "watch.large")} == {
+        "watch.small": "1,000", "watch.prompt": "2,000", "watch.large": "3,000"}
 
 
 def test_figures_come_in_pieces_then_whole(page):
@@ -118,7 +124,8 @@ def test_traffic_and_a_trace_of_your_own(page):
         json.loads(json.dumps(sim.traffic(traffic="azure-chat")))
     text = "arrival_s,prompt_tokens,reply_tokens\n0,100,20\n0.5,0,3\n1,2000,50\n3,300,2\n"
     reply = ask(page, {"type": "trace", "text": text, "name": "mine.csv"})
-    assert reply == {"trace": {"name": "mine.csv", "trace_requests": 3, "left_out": 1}}
+    # recorded: the usable rows' 2 gaps over 3 s (the row with 0 tokens is left out)
+    assert reply == {"trace": {"name": "mine.csv", "trace_requests": 3, "left_out": 1, "recorded": "0.667"}}
     own = {"traffic": "own", "requests": 3}
     assert ask(page, {"type": "compare", "settings": own})["result"] == \
         sim.compare(trace=text, requests=3)

@@ -14,9 +14,10 @@ from sim.show.chips import MIXES
 from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
 from sim.show.page import Page
-from sim.show.states import EXPLORER_STATES
+from sim.show.states import group
 
 WORDS = FIGURES["economics"]
+EXPLORER_STATES = group("explorer")
 STATES = {name: changes for name, _, changes in EXPLORER_STATES}
 
 
