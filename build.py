@@ -37,7 +37,7 @@ from sim.show.economics import example_prices
 from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
 from sim.show.report import HEADLINE, METRICS
-from sim.settings import schema
+from sim.settings import later, schema
 from sim.show.states import STATES, named
 from sim.workload import azure
 
@@ -318,7 +318,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
     for key, text in shown.items():
         headline = headline.replace("{" + key + "}",
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
-    baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
+    baked = {"schema": schema(), "later": later(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
              "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
              # the shipped traces' usable requests (the trace-start slider's reach), and the
              # largest file of one's own the page reads

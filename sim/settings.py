@@ -371,3 +371,9 @@ def schema():
         if f.metadata["group"] != "model":
             out.append({"name": f.name, "default": f.default, **f.metadata})
     return out
+
+
+def later():
+    """The settings the page does not offer yet, {name: default}: a URL that names one is told
+    so, and the page keeps its default."""
+    return {f.name: f.default for f in fields(Settings) if f.metadata["group"] == "model"}

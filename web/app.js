@@ -39,9 +39,9 @@ const ADDRESS_AFTER = 300; // ms without a change: then the address bar follows 
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
   "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
 
-/** @type {{schema: any[], headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], later: Record<string, number|string>, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
-const table = new SettingsTable(baked.schema);
+const table = new SettingsTable(baked.schema, baked.later);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 const timings = { firstNumbers: NaN, pythonReady: NaN };
@@ -830,6 +830,7 @@ window.pdsplit = {
     const notices = [];
     if ("requests" in partial) traffic.asked = null; // the caller's own requests, as asked
     for (const [name, raw] of Object.entries(partial)) {
+      if (name in table.later) throw new Error(table.notOffered(name, raw));
       if (!table.byName.has(name)) throw new Error(`unknown setting ${JSON.stringify(name)}; known: ${[...table.byName.keys()].join(", ")}`);
       const { value, notice } = table.accept(name, raw);
       next[name] = value;

@@ -44,9 +44,14 @@ function dollars(x) {
 }
 
 export class SettingsTable {
-  /** @param {Field[]} fields */
-  constructor(fields) {
+  /**
+   * @param {Field[]} fields
+   * @param {Record<string, number|string>} [later]  settings of the simulator's that the page
+   *   does not offer yet (the model, tp, costs, memory), and their defaults, which it keeps
+   */
+  constructor(fields, later = {}) {
     this.fields = fields;
+    this.later = later;
     /** @type {Map<string, Field>} */
     this.byName = new Map(fields.map((f) => [f.name, f]));
   }
@@ -147,6 +152,10 @@ export class SettingsTable {
     const notices = [];
     for (const [name, raw] of new URLSearchParams(search)) {
       if (VIEW.includes(name)) continue; // how it is shown: readView
+      if (name in this.later) {
+        notices.push(this.notOffered(name, raw));
+        continue;
+      }
       if (!this.byName.has(name)) {
         notices.push(`Unknown setting ${JSON.stringify(name)} ignored; known: ${[...this.byName.keys()].join(", ")}.`);
         continue;
@@ -158,6 +167,15 @@ export class SettingsTable {
     const fitted = this.fit(settings);
     if (fitted.notice) notices.push(fitted.notice);
     return { settings: fitted.settings, notices };
+  }
+
+  /**
+   * A setting of the simulator's that the page does not offer yet, refused in words.
+   * @param {string} name @param {unknown} raw
+   */
+  notOffered(name, raw) {
+    return `${name}=${String(raw).trim()} is not on this page yet: it runs ${this.later.model} on single GPUs with the lesson's costs and slots ` +
+      `(bigger models, GPUs working as one, roofline costs and KV memory are in python -m sim; see docs/simulator.md); using ${name}=${this.later[name]}.`;
   }
 
   /** The query for settings: only what differs from the defaults. @param {Settings} s */

@@ -9,15 +9,15 @@ with and without the memory's limits. Each lists its pieces of simulation, a run
 """
 
 from ..model.instances import capacity
-from .charts import COLOURS, SPLIT, TARGET, base_layout, current, line
+from .charts import COLOURS, SPLIT, TARGET, base_layout, current, line, log_ticks
 from .curves import runs_of
 from .report import layouts, number, percent, tag
 
 # (words, changes to the figure's settings, tag) of figure 10's panels, left to right
 MODEL_PANELS = (
-    ("8B on 1 A100", {}, "small"),
-    ("70B on 4 A100s", {"model": "70B", "tp": 4, "gpus": 8, "readers": 4}, "large"),
-    ("405B on 8 H200s", {"model": "405B", "tp": 8, "gpus": 16, "readers": 8, "reader_gpu": "H200",
+    ("8B, 1 A100", {}, "small"),
+    ("70B, 4 A100s", {"model": "70B", "tp": 4, "gpus": 8, "readers": 4}, "large"),
+    ("405B, 8 H200s", {"model": "405B", "tp": 8, "gpus": 16, "readers": 8, "reader_gpu": "H200",
                          "writer_gpu": "H200"}, "largest"),
 )
 
@@ -48,14 +48,15 @@ def bigger_models(lab, s):
     width = 1 / len(panels)
     layout = base_layout("requests a second", "goodput (%)",
                          yaxis={"range": [-3, 103], "ticksuffix": "%"})
-    layout["margin"] = {**layout["margin"], "b": 60}
+    layout["margin"] = {**layout["margin"], "b": 76}
     data, said = [], []
     for k, (words, p, key) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
         layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}", "type": "log",
                                     "domain": [k * width + (0.03 if k else 0),
                                                (k + 1) * width - 0.03],
-                                    "title": {"text": f"req/s, {words} an instance"}}
+                                    **log_ticks(MODEL_LOADS),
+                                    "title": {"text": f"req/s<br>{words} an instance"}}
         if k:
             layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
                                         "showticklabels": False, "title": {"text": ""}}
@@ -73,13 +74,13 @@ def bigger_models(lab, s):
     parts = []
     for words, p, key, here, rows in said:
         reach = []
-        for name, layout in (("sharing", "shared"), ("splitting", "split")):
-            v = held_up_to(rows, layout, s.attainment)
-            best = max(r[layout]["goodput"] for _, r in rows)
-            reach.append(f"{name} up to {tag(f'models.{key}_{layout}', number(v))} req/s"
+        for name, kind in (("sharing", "shared"), ("splitting", "split")):
+            v = held_up_to(rows, kind, s.attainment)
+            best = max(r[kind]["goodput"] for _, r in rows)
+            reach.append(f"{name} up to {tag(f'models.{key}_{kind}', number(v))} req/s"
                          if v is not None else
                          f"{name} at none of these loads (at best "
-                         f"{tag(f'models.{key}_{layout}_best', percent(best))})")
+                         f"{tag(f'models.{key}_{kind}_best', percent(best))})")
         parts.append(f"{words} an instance ({tag(f'models.{key}_gpus', number(p.gpus))} GPUs: "
                      f"one reader and one writer instance on the split), "
                      + " and ".join(reach))
@@ -122,7 +123,8 @@ def memory_pushes_back(lab, s):
     kv = [lab.compare(s.but(rps=v))["split"] for v in loads]
     slots = [lab.compare(s.but(rps=v, memory="slots"))["split"] for v in loads]
     layout = base_layout("requests a second", "share (%)",
-                         yaxis={"range": [-3, 103], "ticksuffix": "%"}, xaxis={"type": "log"})
+                         yaxis={"range": [-3, 103], "ticksuffix": "%"},
+                         xaxis={"type": "log", **log_ticks(loads)})
     data = [line("goodput, memory limits", loads, [r["goodput"] * 100 for r in kv], SPLIT, "%"),
             {**line("goodput, slots only", loads, [r["goodput"] * 100 for r in slots], SPLIT, "%"),
              "line": {"color": SPLIT, "width": 2.5, "dash": "dash"}}]

@@ -29,9 +29,10 @@ def drawn():
 
 
 def test_the_figures(drawn):
-    assert sorted(drawn) == ["fig1-stall", "fig2-gap-by-rps", "fig3-goodput-by-link",
+    assert sorted(drawn) == sorted(["fig1-stall", "fig2-gap-by-rps", "fig3-goodput-by-link",
                              "fig4-goodput-by-prompt", "fig5-goodput-by-load", "fig6-best-ratio",
-                             "fig7-know-your-traffic", "fig8-best-ratio-traces", "fig9-chip-mix"]
+                             "fig7-know-your-traffic", "fig8-best-ratio-traces", "fig9-chip-mix",
+                             "fig10-bigger-models", "fig11-memory-pushes-back"])
 
 
 def committed(name, binary=False):
@@ -194,3 +195,30 @@ def test_browser_figures_equal_native(lesson, changes):
             document.querySelectorAll(`#caption-${name} [data-metric]`),
             e => [e.dataset.metric, e.textContent]))""", name)
         assert marked == drawn["shown"] and marked, name
+
+
+def test_figure10_puts_three_models_side_by_side(drawn):
+    """Each panel's lines are its model's runs, and the caption's reach is read off them."""
+    from sim.show.models import MODEL_LOADS, MODEL_PANELS
+    fig, caption = drawn["fig10-bigger-models"]
+    assert fig["layout"]["meta"]["panels"] == ["8B", "70B", "405B"]
+    for k, (_, changes, key) in enumerate(MODEL_PANELS):
+        runs = [sim.compare(rps=v, **changes) for v in MODEL_LOADS]
+        axis = "x" if k == 0 else f"x{k + 1}"
+        split = next(d for d in fig["data"] if d["name"] == "split" and d.get("xaxis", "x") == axis)
+        assert split["y"] == [r["split"]["goodput"] * 100 for r in runs]
+        reach = [v for v, r in zip(MODEL_LOADS, runs) if r["split"]["goodput"] >= 0.9]
+        if reach:
+            assert f"splitting up to {max(reach):g} req/s" in caption
+
+
+def test_figure11_says_where_memory_pushes_back(drawn):
+    from sim.show.models import MEMORY, MEMORY_LOADS
+    fig, caption = drawn["fig11-memory-pushes-back"]
+    runs = [sim.compare(rps=v, **MEMORY)["split"] for v in MEMORY_LOADS]
+    held = next(d for d in fig["data"] if d["name"] == "readers held back")
+    assert held["y"] == [r["backpressure"] * 100 for r in runs]
+    first = next(v for v, r in zip(MEMORY_LOADS, runs) if r["backpressure"] > 0)
+    assert f"From {first:g} req/s the writers' memory is full" in caption
+    slots = [sim.compare(rps=v, **{**MEMORY, "memory": "slots"})["split"] for v in MEMORY_LOADS]
+    assert any(s["goodput"] - r["goodput"] > 0.5 for s, r in zip(slots, runs))  # what it costs
