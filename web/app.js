@@ -830,7 +830,10 @@ window.pdsplit = {
     const notices = [];
     if ("requests" in partial) traffic.asked = null; // the caller's own requests, as asked
     for (const [name, raw] of Object.entries(partial)) {
-      if (name in table.later) throw new Error(table.notOffered(name, raw));
+      if (name in table.later) { // its default is the page's own; any other is refused
+        if (String(raw) !== String(table.later[name])) throw new Error(table.notOffered(name, raw));
+        continue;
+      }
       if (!table.byName.has(name)) throw new Error(`unknown setting ${JSON.stringify(name)}; known: ${[...table.byName.keys()].join(", ")}`);
       const { value, notice } = table.accept(name, raw);
       next[name] = value;

@@ -57,8 +57,8 @@ export class SettingsTable {
   }
 
   /** @returns {Settings} */
-  defaults() {
-    return Object.fromEntries(this.fields.map((f) => [f.name, f.default]));
+  defaults() { // with the settings the page keeps at their defaults, so that it says them all
+    return { ...Object.fromEntries(this.fields.map((f) => [f.name, f.default])), ...this.later };
   }
 
   /** A stable key for a full set of settings. @param {Settings} s */
@@ -152,8 +152,8 @@ export class SettingsTable {
     const notices = [];
     for (const [name, raw] of new URLSearchParams(search)) {
       if (VIEW.includes(name)) continue; // how it is shown: readView
-      if (name in this.later) {
-        notices.push(this.notOffered(name, raw));
+      if (name in this.later) { // the page keeps its default; any other value is refused
+        if (String(raw).trim() !== String(this.later[name])) notices.push(this.notOffered(name, raw));
         continue;
       }
       if (!this.byName.has(name)) {

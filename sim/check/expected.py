@@ -37,7 +37,7 @@ def random_settings(rng):
     out = {}
     for name, f in FIELDS.items():
         meta = f.metadata
-        if name in ("gpus", "readers") or meta["group"] == "traffic":
+        if name in ("gpus", "readers") or meta["group"] in ("traffic", "model"):
             continue
         if meta["choices"] or meta["slider"]:
             out[name] = rng.choice(meta["choices"] or meta["slider"])
@@ -78,7 +78,8 @@ def shows_value(name):
     """Whether the page shows a setting as a number (a slider's value, data-metric
     settings.<name>): choices and worded settings are select boxes instead."""
     meta = FIELDS[name].metadata
-    return bool(meta["slider"]) and not meta["choices"] and not meta["names"]
+    return (bool(meta["slider"]) and not meta["choices"] and not meta["names"]
+            and meta["group"] != "model")  # (not on the page yet: sim.settings.later)
 
 
 def expected(lab, settings):

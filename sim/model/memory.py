@@ -90,6 +90,21 @@ def held(intervals, changes=None):
     return most
 
 
+def most_held(intervals):
+    """The most tokens (from, to, tokens) intervals hold at once: what they hold once a
+    moment's changes are all made, as held() counts it (at one moment, its frees first)."""
+    ends = sorted([(end, tokens) for _, end, tokens in intervals])
+    most = now = k = 0
+    for start, _, tokens in sorted(intervals):
+        while k < len(ends) and ends[k][0] <= start:
+            now -= ends[k][1]
+            k += 1
+        now += tokens
+        if now > most:
+            most = now
+    return most
+
+
 def watched(intervals):
     """[(moment, tokens held from then on)] of intervals, from 0 (for watch's kv events)."""
     changes = [(0.0, 0)]
@@ -152,8 +167,8 @@ def quiet(work, s, reader, writer, record):
         else:
             ask = ends[i]
         asks.append((ask, last, work.prompts[i] + work.replies[i]))
-    reader_peak = max(map(held, readers.values()), default=0) / reader.capacity
-    writer_peak = held(asks) / writer.capacity
+    reader_peak = max(map(most_held, readers.values()), default=0) / reader.capacity
+    writer_peak = most_held(asks) / writer.capacity
     if reader_peak > 1 or writer_peak > 1:
         return None
     run.memory = {"reader_kv_peak": reader_peak, "writer_kv_peak": writer_peak,

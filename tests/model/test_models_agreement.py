@@ -138,3 +138,20 @@ def test_watch_agrees(s):
             assert {k: e[k] for k in ("lane", "index", "kind", "request", "replies", "tokens")} == \
                 {k: o[k] for k in ("lane", "index", "kind", "request", "replies", "tokens")}
             assert abs(e["start"] - o["start"]) <= 1e-9 and abs(e["end"] - o["end"]) <= 1e-9
+
+
+TRACES = [  # real traffic with the new settings: Azure's lengths on bigger models, memory binding
+    dict(traffic="azure-chat", model="70B", tp=2, gpus=4, readers=2, memory="kv", rps=2.0,
+         requests=150),
+    dict(traffic="azure-code", model="70B", tp=2, gpus=6, readers=2, memory="kv", rps=1.0,
+         requests=150, routing="least-loaded", ttft_target=2.0),
+    dict(traffic="azure-chat", costs="roofline", gpus=4, readers=1, chunk=512, rps=6.0,
+         requests=150, arrivals="poisson", trace_start=5000),
+    dict(traffic="azure-code", model="405B", tp=8, gpus=16, readers=8, reader_gpu="H200",
+         writer_gpu="H200", memory="kv", rps=1.0, requests=100, local_below=1000),
+]
+
+
+@pytest.mark.parametrize("values", TRACES, ids=lambda v: f"{v['traffic']}-{v.get('model', '8B')}")
+def test_real_traffic_with_the_new_settings(values):
+    agree(check(sim.Settings(**values)))
