@@ -94,9 +94,9 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
     checks sit inside branches that only counting loops take (record, or a router's), so a
     loop that neither counts nor watches runs exactly the code it ran before.
 
-    memory (memory=kv, where it cannot bind: layouts.with_memory) keeps the most KV tokens its
-    jobs hold at once, each its prompt and reply from its read's start to its last word; its
-    checks sit in the read's branch only."""
+    memory (memory=kv, where it cannot bind: memory.py) keeps the most KV tokens its jobs hold
+    at once, each its prompt and reply from its read's start to its last word, and its marks,
+    from which its last words' times follow; its checks sit in the read's branch only."""
     read_cost, step = chip.read_cost, chip.step
     holding, held, most = [], 0, 0  # memory: heap of (last step, tokens) of the jobs admitted
     counting = record  # a router's questions need the marks and the ended replies
@@ -119,7 +119,8 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
     steps = 0
     batch_clock = 0.0  # the clock when the current batch began
     writing = 0  # replies being written when the current batch began
-    marks = [(0, 0.0)] if record else None
+    marking = record or memory  # memory: its last words' times follow from the marks
+    marks = [(0, 0.0)] if marking else None
     clocks = [(0, 0.0, -1)] if watch else None
     mark_clocks = [0.0]
     words = 0
@@ -233,7 +234,7 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
                         else:  # every reply ended before a: the GPU idles until a
                             steps = last
                             clock = a
-                            if record:
+                            if marking:
                                 marks.append((steps, clock))
                                 mark_clocks.append(clock)
                                 if watch:
@@ -252,7 +253,7 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
                                 heappop(ending)
                 elif a > clock + EPS:
                     clock = a
-                    if record:
+                    if marking:
                         marks.append((steps, clock))
                         mark_clocks.append(clock)
                         if watch:
@@ -273,7 +274,7 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
                         held -= p + r
                 clock += p * read_cost
                 first[i] = clock
-                if record:
+                if marking:
                     marks.append((steps, clock))
                     mark_clocks.append(clock)
                     if watch:  # the read began at the entry before

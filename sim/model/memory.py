@@ -147,7 +147,8 @@ def quiet(work, s, reader, writer, record):
     word, never above their room. None if they would be."""
     seen = {}
     order, reached, jobs = layouts.writer_jobs(work, s, seen)
-    loop = gpu.loop(writer, s.slots, True, record)  # its marks kept: its last words' times
+    # its marks kept (memory=True), from which its last words' times follow
+    loop = gpu.loop(writer, s.slots, record, record, memory=True)
     run = layouts.pool([loop], s.routing, reached, jobs, work.arrivals, order, True)
     starts, ends, who = seen["reads"]
     reach = seen["reach"]
