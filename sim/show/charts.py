@@ -31,6 +31,20 @@ def base_layout(x_title, y_title, **axes):
     return layout
 
 
+def panel(layout, k, panels, title, **xaxis):
+    """Put panel k of `panels` side by side in `layout`: its x axis, titled, and a y axis on the
+    first panel's scale, unnumbered. Returns what puts a trace on it (its axes' names)."""
+    suffix = "" if k == 0 else str(k + 1)
+    width = 1 / panels
+    layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}",
+                                "domain": [k * width + (0.03 if k else 0), (k + 1) * width - 0.03],
+                                **xaxis, "title": {"text": title}}
+    if k:
+        layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
+                                    "showticklabels": False, "title": {"text": ""}}
+    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+
+
 def log_ticks(values):
     """Labelled ticks 1-2-5 per decade (1-5 if that is too many) over the values' span:
     Plotly's own minor labels on log axes are drawn smaller than 12 px."""

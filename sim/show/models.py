@@ -9,7 +9,7 @@ with and without the memory's limits. Each lists its pieces of simulation, a run
 """
 
 from ..model.instances import capacity
-from .charts import COLOURS, SPLIT, TARGET, base_layout, current, line, log_ticks
+from .charts import COLOURS, SPLIT, TARGET, base_layout, current, line, log_ticks, panel
 from .curves import runs_of
 from .report import layouts, number, percent, tag
 
@@ -45,22 +45,13 @@ def held_up_to(rows, layout, attainment):
 def bigger_models(lab, s):
     """Figure 10: goodput against load, shared and split, a panel per model."""
     panels = model_panels(s)
-    width = 1 / len(panels)
     layout = base_layout("requests a second", "goodput (%)",
                          yaxis={"range": [-3, 103], "ticksuffix": "%"})
     layout["margin"] = {**layout["margin"], "b": 76}
     data, said = [], []
     for k, (words, p, key) in enumerate(panels):
-        suffix = "" if k == 0 else str(k + 1)
-        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}", "type": "log",
-                                    "domain": [k * width + (0.03 if k else 0),
-                                               (k + 1) * width - 0.03],
-                                    **log_ticks(MODEL_LOADS),
-                                    "title": {"text": f"req/s<br>{words} an instance"}}
-        if k:
-            layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
-                                        "showticklabels": False, "title": {"text": ""}}
-        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        axes = panel(layout, k, len(panels), f"req/s<br>{words} an instance", type="log",
+                     **log_ticks(MODEL_LOADS))
         rows = [(v, lab.compare(p.but(rps=v))) for v in MODEL_LOADS]
         here = lab.compare(p)
         x = [v for v, _ in rows]

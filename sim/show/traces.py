@@ -11,7 +11,7 @@ from functools import partial
 from ..settings import FIELDS
 from ..workload import azure
 from ..workload.azure import ATTRIBUTION
-from .charts import COLOURS, base_layout, current, line
+from .charts import COLOURS, base_layout, current, line, panel
 from .curves import load_ends, needs_along, points, runs_of
 from .ratio import ratio_chart, ratio_needs, readers_to_writers
 from .report import SETTLES, layouts, number, percent, rate, tag
@@ -100,21 +100,12 @@ def know_chart(lab, s, done=None):
     caption says of each panel drawn."""
     panels = traffic_panels(s)
     names = None  # the layouts, the same in every panel (only the traffic differs)
-    width = 1 / len(panels)
     layout = base_layout("requests a second", "goodput (%)",
                          yaxis={"range": [-3, 103], "ticksuffix": "%"})
     layout["margin"] = {**layout["margin"], "b": 60}
     data, said = [], []
     for k, (words, p, key) in enumerate(panels):
-        suffix = "" if k == 0 else str(k + 1)
-        layout[f"xaxis{suffix}"] = {**layout["xaxis"], "anchor": f"y{suffix}",
-                                    "domain": [k * width + (0.03 if k else 0),
-                                               (k + 1) * width - 0.03],
-                                    "title": {"text": f"req/s, {words}"}}
-        if k:
-            layout[f"yaxis{suffix}"] = {**layout["yaxis"], "anchor": f"x{suffix}",
-                                        "showticklabels": False, "title": {"text": ""}}
-        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        axes = panel(layout, k, len(panels), f"req/s, {words}")
         if done is not None and k >= done:  # not worked out yet: its traces, with no points
             # but its ends, unplotted (y None), so that Plotly gives its load axis the range it
             # will keep (the whole panel's) instead of its default 0 to 6
