@@ -130,8 +130,13 @@ def memory(repeats=7):
     memory cannot bind (the lesson's defaults) kv runs the fast loops and should cost nothing
     more; where it binds (BINDS), the readers, link and writers are walked together."""
     print("memory=kv against memory=slots at the same settings (fresh labs, medians):")
-    for words, settings, target in (("the lesson's defaults (memory never binds)", {}, 1.2),
-                                     ("70B on pairs of A100s (memory binds)", BINDS, None)):
+    for words, settings, target in (
+            ("the lesson's defaults (memory never binds)", {}, 1.2),
+            ("8 GPUs, 3 readers, 5 writers in turn (memory never binds)",
+             {"gpus": 8, "readers": 3}, 1.2),
+            ("8 GPUs, 3 readers, 5 writers least-loaded (memory never binds)",
+             {"gpus": 8, "readers": 3, "routing": "least-loaded"}, 1.2),
+            ("70B on pairs of A100s (memory binds)", BINDS, None)):
         kv, slots = [], []
         for _ in range(repeats):
             slots.append(timed(lambda: sim.Lab().compare(sim.Settings(**settings))))

@@ -78,7 +78,7 @@ def finish(gpu):
     raise RuntimeError("the GPU loop did not end")
 
 
-def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
+def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked=False):
     """The lesson's GPU as a coroutine. Send it (arrival, reply words, prompt tokens to read,
     0 for none) for each job in the order the jobs reach it, or a list of them at once; send a
     time t (a float) to get how many of its jobs are still in it at t (their last word after
@@ -95,8 +95,9 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
     loop that neither counts nor watches runs exactly the code it ran before.
 
     memory (memory=kv, where it cannot bind: memory.py) keeps the most KV tokens its jobs hold
-    at once, each its prompt and reply from its read's start to its last word, and its marks,
-    from which its last words' times follow; its checks sit in the read's branch only."""
+    at once, each its prompt and reply from its read's start to its last word; its checks sit
+    in the read's branch only. marked keeps its marks without counting, from which its last
+    words' times follow (the split's writers with memory=kv)."""
     read_cost, step = chip.read_cost, chip.step
     holding, held, most = [], 0, 0  # memory: heap of (last step, tokens) of the jobs admitted
     counting = record  # a router's questions need the marks and the ended replies
@@ -119,7 +120,7 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False):
     steps = 0
     batch_clock = 0.0  # the clock when the current batch began
     writing = 0  # replies being written when the current batch began
-    marking = record or memory  # memory: its last words' times follow from the marks
+    marking = record or marked  # marked: its last words' times follow from the marks
     marks = [(0, 0.0)] if marking else None
     clocks = [(0, 0.0, -1)] if watch else None
     mark_clocks = [0.0]

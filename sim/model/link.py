@@ -94,8 +94,11 @@ def hand_over(work, s, seen=None):
     chip = reader_chip(s)
     bytes_per_second = s.link * 1e9
     cache, layers = chip.model.cache, chip.model.layers  # the model's cache per token, and layers
-    who = None if seen is None else []
+    one = s.readers // reader_tp(s) == 1  # one reader instance reads them all
+    who = None if seen is None or one else []
     starts, ends = reads(work, s, who)
+    if seen is not None and one:
+        who = [0] * (len(ends) - ends.count(None))
     # the crossing time of each cache; local requests reach the writers as they arrive
     crossing = per_prompt(work.prompts, lambda p: p * cache / bytes_per_second)
     # layer by layer, a cache may go once its first layer is read (its read / layers)

@@ -9,14 +9,16 @@ moment (backpressure.py).
 """
 
 from bisect import bisect_left
-from operator import add
+from heapq import heappop, heappush
+from itertools import islice
+from operator import add, itemgetter
 
 from . import gpu
 from . import instance as general
 from . import layouts
 from .backpressure import Split
 from .instances import reader_tp
-from .link import reader_chip
+from .link import per_prompt, reader_chip
 from .watch import Steps
 
 
@@ -92,16 +94,23 @@ def held(intervals, changes=None):
 
 def most_held(intervals):
     """The most tokens (from, to, tokens) intervals hold at once: what they hold once a
-    moment's changes are all made, as held() counts it (at one moment, its frees first)."""
-    ends = sorted([(end, tokens) for _, end, tokens in intervals])
-    most = now = k = 0
-    for start, _, tokens in sorted(intervals):
-        while k < len(ends) and ends[k][0] <= start:
-            now -= ends[k][1]
-            k += 1
+    moment's changes are all made, as held() counts it (at one moment, its frees first).
+
+    Taken in the order they start (as they come, most often), each frees what ended by its
+    start: a heap of the ends of those held, as few as are held at once."""
+    if not all(a[0] <= b[0] for a, b in zip(intervals, islice(intervals, 1, None))):
+        intervals = sorted(intervals, key=itemgetter(0))
+    ending = []
+    most = now = 0
+    for start, end, tokens in intervals:
+        if end <= start:  # freed the moment it is held: it holds nothing
+            continue
+        while ending and ending[0][0] <= start:
+            now -= heappop(ending)[1]
         now += tokens
         if now > most:
             most = now
+        heappush(ending, (end, tokens))
     return most
 
 
@@ -113,18 +122,17 @@ def watched(intervals):
 
 
 def split(work, s, record=False):
-    """The split with KV memory: as with memory=slots where it cannot bind (one writer
-    instance, one GPU an instance, the toy's costs, and room to spare all along), else walked
-    together (backpressure.py)."""
+    """The split with KV memory: on the fast loops where it cannot bind (the toy's costs, one GPU
+    an instance, and room to spare all along), else walked together (backpressure.py)."""
     reader, writer = reader_chip(s), layouts.writer_chip(s)
-    if ((s.gpus - s.readers) // s.tp == 1 and layouts.simple(reader) and layouts.simple(writer)
+    writers = (s.gpus - s.readers) // s.tp
+    if (layouts.simple(reader) and layouts.simple(writer)
             and max(work.prompts, default=0) <= reader.capacity
             and max(map(add, work.prompts, work.replies), default=0) <= writer.capacity):
-        run = quiet(work, s, reader, writer, record)
+        run = quiet(work, s, reader, writer, writers, record)
         if run is not None:
             return run
-    walked = Split(work, s, reader, writer, s.readers // reader_tp(s),
-                   (s.gpus - s.readers) // s.tp, record).run()
+    walked = Split(work, s, reader, writer, s.readers // reader_tp(s), writers, record).run()
     run = layouts.Run()
     for each in walked.writers:
         served = each.served()
@@ -140,36 +148,69 @@ def split(work, s, record=False):
     return run
 
 
-def quiet(work, s, reader, writer, record):
-    """The split with memory=slots' run, if memory never binds in it: each reader's caches,
-    held from their read's start until they land, and the writer's jobs, each held from when
-    it asks (its read's end, its first layer's, or its arrival if read locally) to its last
-    word, never above their room. None if they would be."""
+def quiet(work, s, reader, writer, writers, record):
+    """The split's run if memory never binds in it: each reader's caches, held from their read's
+    start until they land, and each writer's jobs, each held from when it asks (its read's end,
+    its first layer's, or its arrival if read locally) to its last word, never above their room.
+    None if they would be.
+
+    With room to spare nothing waits, so the readers and the link are today's; only the writers'
+    turns differ from memory=slots': a cache's writer is chosen as it asks (in the order of
+    asking, equal times remote first, then by request index), not as it lands. Each writer then
+    takes its jobs in the order they reach it, as today."""
     seen = {}
-    order, reached, jobs = layouts.writer_jobs(work, s, seen)
-    # its marks kept (memory=True), from which its last words' times follow
-    loop = gpu.loop(writer, s.slots, record, record, memory=True)
-    run = layouts.pool([loop], s.routing, reached, jobs, work.arrivals, order, True)
+    order, _, jobs = layouts.writer_jobs(work, s, seen)
     starts, ends, who = seen["reads"]
     reach = seen["reach"]
+    taken = range(len(reach)) if order is None else order  # requests in the order they reach
+    # when each asks: a remote cache as it could begin crossing on a free link (its read's end,
+    # or its first layer's), a local job as it arrives
+    if s.layerwise:
+        first_layer = per_prompt(work.prompts,
+                                 lambda p: reader.read_time(p) / reader.model.layers)
+        asks_at = [a if start is None else start + f
+                   for a, start, f in zip(work.arrivals, starts, first_layer)]
+    else:
+        asks_at = [a if end is None else end for a, end in zip(work.arrivals, ends)]
     readers = {}
     for i, r in enumerate(who_of(starts, who)):
         if r is not None:
             readers.setdefault(r, []).append((starts[i], reach[i], work.prompts[i]))
-    served, requests = run.gpus[0]
-    ended = step_ends(served)
-    asks = []
-    for j, i in enumerate(requests):
-        last = ended(served.last_step[j]) if work.replies[i] > 1 else served.first[j]
-        if ends[i] is None:  # read locally: it asks as it arrives
-            ask = work.arrivals[i]
-        elif s.layerwise:  # once its first layer is read
-            ask = starts[i] + reader.read_time(work.prompts[i]) / reader.model.layers
+    counting = record or (writers > 1 and s.routing != "alternate")  # least-loaded asks them
+    # each writer's marks kept, from which its last words' times follow
+    loops = [gpu.loop(writer, s.slots, counting, record, marked=True) for _ in range(writers)]
+    for loop in loops:
+        next(loop)
+    given = [[] for _ in range(writers)]  # the requests each writer takes, in that order
+    if writers == 1:
+        given[0] = list(taken)
+        loops[0].send(jobs)
+    else:
+        by_request = dict(zip(taken, jobs))
+        ranked = sorted(range(len(reach)), key=lambda i: (asks_at[i], ends[i] is None, i))
+        if s.routing == "alternate":  # in turn, in the order of asking
+            writer_of = [0] * len(reach)
+            for k, i in enumerate(ranked):
+                writer_of[i] = k % writers
+            for i in taken:
+                given[writer_of[i]].append(i)
+            for loop, requests in zip(loops, given):
+                loop.send(list(map(by_request.__getitem__, requests)))
         else:
-            ask = ends[i]
-        asks.append((ask, last, work.prompts[i] + work.replies[i]))
+            least_loaded(loops, given, ranked, asks_at, reach, by_request)
+    run, held = layouts.Run(), []
+    for loop, requests in zip(loops, given):
+        served = gpu.finish(loop)
+        run.add(served, list(map(work.arrivals.__getitem__, requests)))
+        run.gpus.append((served, requests))
+        ended = step_ends(served)
+        asks = []
+        for j, i in enumerate(requests):
+            last = ended(served.last_step[j]) if work.replies[i] > 1 else served.first[j]
+            asks.append((asks_at[i], last, work.prompts[i] + work.replies[i]))
+        held.append(asks)
     reader_peak = max(map(most_held, readers.values()), default=0) / reader.capacity
-    writer_peak = most_held(asks) / writer.capacity
+    writer_peak = max(map(most_held, held), default=0) / writer.capacity
     if reader_peak > 1 or writer_peak > 1:
         return None
     run.memory = {"reader_kv_peak": reader_peak, "writer_kv_peak": writer_peak,
@@ -177,10 +218,34 @@ def quiet(work, s, reader, writer, record):
     if record:
         run.handed = seen
         run.kv = {("reader", r): watched(found) for r, found in sorted(readers.items())}
-        run.kv[("writer", 0)] = watched(asks)
+        for w, asks in enumerate(held):
+            run.kv[("writer", w)] = watched(asks)
     else:
         run.gpus = []
     return run
+
+
+def least_loaded(loops, given, ranked, asks_at, reach, by_request):
+    """Each request, in the order of asking, to the writer holding the fewest jobs as it asks
+    (the lowest index on equal counts): those given to it whose last word comes after then,
+    those not yet reached included. A loop is sent its jobs in the order they reach it, each
+    once the asks have passed its reach, so that every job it holds has come when it is asked."""
+    coming = [[] for _ in loops]  # each writer's jobs given and not yet sent: (reach, request)
+    for i in ranked:
+        t = asks_at[i]
+        counts = []
+        for loop, waiting, requests in zip(loops, coming, given):
+            while waiting and waiting[0][0] < t:
+                j = heappop(waiting)[1]
+                loop.send(by_request[j])
+                requests.append(j)
+            counts.append(loop.send(t)[0] + len(waiting))
+        heappush(coming[counts.index(min(counts))], (reach[i], i))
+    for loop, waiting, requests in zip(loops, coming, given):
+        while waiting:
+            j = heappop(waiting)[1]
+            loop.send(by_request[j])
+            requests.append(j)
 
 
 def step_ends(served):

@@ -6,13 +6,17 @@ differently), the shares memory=kv measures within a billionth, and the events a
 """
 
 import random
+from operator import sub
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings as hsettings, strategies as st
 
 import oracle
 import sim
+from sim.model import layouts, memory
+from sim.model.backpressure import Split
 from sim.model.instances import check
+from sim.model.link import reader_chip
 from sim.settings import FIELDS, MODELS, TP
 
 SLIDERS = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
@@ -94,6 +98,51 @@ def test_the_cases_cover_memory_that_binds():
     assert sum(r["split"]["writer_kv_peak"] > 0.95 for r in runs) >= 10
     assert sum(r["split"]["backpressure"] > 0 for r in runs) >= 5
     assert sum(s.tp > 1 for s in CASES) >= 80 and sum(s.costs == "roofline" for s in CASES) >= 60
+
+
+ROOM_TO_SPARE = [dict(gpus=8, readers=3, routing=routing, link_sharing=link, layerwise=layerwise,
+                      local_queue=queue, seed=seed)
+                 for seed, (routing, link, layerwise, queue) in enumerate((
+                     ("alternate", "free", 0, 0), ("least-loaded", "free", 0, 0),
+                     ("least-loaded", "queued", 0, 2), ("alternate", "queued", 1, 0),
+                     ("least-loaded", "free", 1, 2)))]
+
+
+@pytest.mark.parametrize("values", ROOM_TO_SPARE, ids=lambda v: f"{v['routing']}-{v['seed']}")
+def test_several_writers_with_room_to_spare(values):
+    """With room to spare and several writers, the split runs on the fast loops (the writers
+    chosen as the caches ask, memory.quiet) and agrees with the oracle and with the run walked
+    moment by moment (backpressure.Split), which the same settings take where memory binds."""
+    s = sim.Settings(memory="kv", **values)
+    work = sim.Lab().workload(s)
+    reader, writer = reader_chip(s), layouts.writer_chip(s)
+    writers = (s.gpus - s.readers) // s.tp
+    fast = memory.quiet(work, s, reader, writer, writers, False)
+    assert fast is not None and fast.memory["writer_kv_peak"] < 1
+    walked = Split(work, s, reader, writer, s.readers, writers, False).run()
+    slow = layouts.Run()
+    for each in walked.writers:
+        slow.add(each.served(), [work.arrivals[i] for i in each.requests])
+    for mine, theirs in ((fast.ttft, slow.ttft), (fast.max_gap, slow.max_gap)):
+        assert len(mine) == len(theirs) == s.requests
+        assert max(map(abs, map(sub, sorted(mine), sorted(theirs)))) <= 1e-9
+    assert fast.memory["writer_kv_peak"] == walked.writer_peak
+    assert fast.memory["reader_kv_peak"] == walked.reader_peak and walked.pushed_back == 0
+    agree(s)
+
+
+def test_most_held_is_what_held_counts():
+    """The most tokens held at once, counted in one pass over the intervals as they start,
+    equals the moment-by-moment count (equal moments netted, an interval that ends as it starts
+    holding nothing), whatever the order the intervals come in."""
+    rng = random.Random(48)
+    for _ in range(400):
+        moments = [rng.choice((0.0, 0.5, 1.0, 1.5, 2.0)) + rng.choice((0.0, 0.0, rng.random()))
+                   for _ in range(2 * rng.randrange(0, 30))]
+        intervals = [(min(a, b), max(a, b), rng.randrange(1, 9))
+                     for a, b in zip(moments[::2], moments[1::2])]
+        assert memory.most_held(intervals) == memory.held(intervals)
+        assert memory.most_held(sorted(intervals)) == memory.held(intervals)
 
 
 @st.composite
