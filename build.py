@@ -55,6 +55,10 @@ WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js
              "hub.js", "hub-client.js",
              # for course sites: the one-line embed, and a course page that uses it
              "embed.js", "embed-example.html", "embed-example.css")
+# The license texts that go with the page, into dist/docs/ (docs/licenses.md says what each
+# covers; Pyodide's npm package ships no copy of its MPL-2.0)
+LICENSES = ((ROOT / "LICENSE", "LICENSE.txt"), (PLOTLY.parent / "LICENSE", "plotly.js-LICENSE.txt"),
+            (ROOT / "sim" / "workload" / "data" / "README.md", "traces-NOTICE.md"))
 PLOTLY_CSS = "plotly.css"  # in dist/vendor/: Plotly's own style rules, as a file (plotly_css)
 SNAPSHOT_MAKER = ROOT / "snapshot.mjs"
 SNAPSHOT = "snapshot.bin.gz"  # in dist/
@@ -390,10 +394,14 @@ def build(out):
 
 def copy_docs(out):
     """docs/'s Markdown as it is: the footer links to it. (Not its pictures: a browser shows
-    a .md file as plain text, so they would be bytes nobody sees.)"""
+    a .md file as plain text, so they would be bytes nobody sees.) With it, the license texts
+    docs/licenses.md names, so that a copy of dist/ carries them, and ours at dist/'s top."""
     out.mkdir()
     for path in sorted(DOCS.glob("*.md")):
         shutil.copyfile(path, out / path.name)
+    for source, name in LICENSES:
+        shutil.copyfile(need(source, "part of this repository, or run npm ci"), out / name)
+    shutil.copyfile(ROOT / "LICENSE", out.parent / "LICENSE")
 
 
 def pack_site(dist, archive):

@@ -16,6 +16,7 @@ READERS = {  # each doc opens by saying who it is for
     "course-sites.md": "course authors", "page.md": "developers of the page",
     "model.md": "checking a number", "simulator.md": "uses the simulator", "cli.md": "from a shell",
     "development.md": "developers", "benchmarks.md": "developers",
+    "licenses.md": "anyone who copies the page",
 }
 LONGEST_README = 250  # lines: what each of its readers finishes in five minutes
 
@@ -229,3 +230,17 @@ def test_the_page_s_footer_links_to_the_docs():
     footer = page.split("<footer", 1)[1].split("</footer>", 1)[0]
     linked = re.findall(r'<a href="([^"]+)">', footer)
     assert linked and all(href.startswith("docs/") and (ROOT / href).is_file() for href in linked)
+
+
+def test_the_licenses_table_says_what_the_packages_declare():
+    """docs/licenses.md names each npm package the page ships with the license its package.json
+    declares (a new version that changed it fails here), and the traces' CC-BY-4.0."""
+    import json
+    rows = {line.split("|")[1]: line for line in (DOCS / "licenses.md").read_text().splitlines()
+            if line.startswith("| ")}
+    for package in ("pyodide", "plotly.js-basic-dist-min"):
+        declared = json.loads((ROOT / "node_modules" / package / "package.json").read_text())["license"]
+        (row,) = [row for row in rows.values() if f"`{package}`" in row]
+        assert f"| {declared} |" in row, (package, declared)
+    assert "CC-BY 4.0" in (ROOT / "sim" / "workload" / "data" / "README.md").read_text()
+    assert any("Azure" in row and "| CC-BY-4.0 |" in row for row in rows.values())

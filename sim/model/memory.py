@@ -1,11 +1,12 @@
 """The layouts with `memory=kv` (docs/model.md: "Memory that pushes back"): what each instance
 holds, and where it could bind, the runs that let it.
 
-Where memory cannot bind, a run with `memory=kv` is the run with `memory=slots`: every number
-the same, bit for bit, and as fast (the fast loops, which only count what they hold). Where it
-may, the shared and chunked instances run the general loop, each admitting a job only once it
-fits (instance.py), and the split's readers, link and writers are walked together, moment by
-moment (backpressure.py).
+Where memory cannot bind, a run with `memory=kv` runs on the fast loops, which also count what
+they hold: the shared and chunked layouts' every number is memory=slots', and the split's too
+with one writer (with several, a cache's writer is chosen as it asks, not as it lands). Where it
+may bind, the shared and chunked instances run the general loop, each admitting a job only once
+it fits (instance.py), and the split's readers, link and writers are walked together, moment by
+moment (backpressure.py): the one place where they are coupled.
 """
 
 from bisect import bisect_left

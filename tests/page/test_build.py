@@ -187,9 +187,19 @@ def test_the_footer_s_links_resolve_in_dist():
     page = (DIST / "index.html").read_text()
     footer = page.split("<footer", 1)[1].split("</footer>", 1)[0]
     linked = re.findall(r'<a href="([^"]+)">', footer)
-    assert len(linked) == 3
+    assert len(linked) == 4
     for href in linked:
         assert (DIST / href).read_text() == (ROOT / href).read_text(), href
+
+
+def test_dist_carries_every_license_it_needs():
+    """A copy of dist/ (or make site's archive) carries our license at its top and, beside
+    docs/licenses.md, the texts it names, each the file it was copied from."""
+    assert (DIST / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    table = (ROOT / "docs" / "licenses.md").read_text()
+    for source, name in build.LICENSES:
+        assert (DIST / "docs" / name).read_bytes() == source.read_bytes(), name
+        assert f"`{name}`" in table, name
 
 
 def test_a_site_archive_holds_dist_under_one_folder(tmp_path):
