@@ -183,6 +183,10 @@ def caption(s, found, names):
         best = []
         for name in names:  # the mixes that serve most (equal ones all named)
             most = max(f[4][name][measure] for f in found)
+            if most == 0:  # no mix serves any: none is "most"
+                best.append(f"{name}, none of the mixes "
+                            f"({tag(f'chips.{name}_{measure}', count(most))} each)")
+                continue
             mixes_named = " and ".join(f[2] for f in found if f[4][name][measure] == most)
             best.append(f"{name} with {mixes_named} "
                         f"({tag(f'chips.{name}_{measure}', count(most))})")

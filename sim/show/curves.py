@@ -201,13 +201,33 @@ def goodput_along(lab, s, over, x_title, xs=None):
     return fig, rows, here
 
 
+def typical(lab, s):
+    """The prompt a caption speaks of: the setting's, or with a trace its median (the trace's
+    prompts are its own, whatever the slider)."""
+    return s.prompt if s.traffic == "lesson" else lab.traffic(s)["prompt_p50"]
+
+
+def prompts(lab, s, key):
+    """"2,000-token prompts", or with a trace "the trace's prompts (median 994 tokens)"."""
+    if s.traffic == "lesson":
+        return f"{tag(key, number(s.prompt))}-token prompts"
+    return f"the trace's prompts (median {tag(key, number(typical(lab, s)))} tokens)"
+
+
+def prompt_words(lab, s, key):
+    """"a 2,000-token prompt", or with a trace "the trace's median prompt (994 tokens)"."""
+    if s.traffic == "lesson":
+        return f"{an(key, s.prompt)}-token prompt"
+    return f"the trace's median prompt ({tag(key, number(typical(lab, s)))} tokens)"
+
+
 # The charts and figures. Each: needs(s) -> settings to simulate; draw(lab, s) -> (fig, caption)
 
 
 def goodput_by_rps(lab, s, xs=None):
     fig, _, here = goodput_along(lab, s, "rps", "requests a second", xs)
-    caption = (f"Goodput (both targets met) against load, at {tag('goodput.prompt', number(s.prompt))}"
-               f"-token prompts and {an('goodput.link', s.link)} GB/s link. At "
+    caption = (f"Goodput (both targets met) against load, at {prompts(lab, s, 'goodput.prompt')} "
+               f"and {an('goodput.link', s.link)} GB/s link. At "
                f"{tag('goodput.rps', number(s.rps))} req/s: shared "
                f"{tag('goodput.shared', percent(here['shared']['goodput']))}, split "
                f"{tag('goodput.split', percent(here['split']['goodput']))}"
@@ -283,8 +303,8 @@ def goodput_by_link(lab, s, xs=None):
         caption = (f"Below {tag('link.crossover', f'{g:.3g} GB/s')} (found by bisection) the "
                    f"split's goodput falls to the shared layout's "
                    f"{tag('link.shared', percent(cross['shared_goodput']))} or less; the cache "
-                   f"of {an('link.prompt', s.prompt)}-token prompt then takes "
-                   f"{tag('link.crossing', ms(s.prompt * chip(s, 0).model.cache / (g * 1e9)))}"
+                   f"of {prompt_words(lab, s, 'link.prompt')} then takes "
+                   f"{tag('link.crossing', ms(typical(lab, s) * chip(s, 0).model.cache / (g * 1e9)))}"
                    f" to cross.")
     elif cross["verdict"] == "never":
         caption = (f"At these settings the split never beats the shared layout "

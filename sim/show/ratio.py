@@ -188,10 +188,13 @@ def rate_goodput(lab, s):
             f"second per GPU at which at least {tag('rate.attainment', percent(s.attainment))} "
             f"of requests are good: {per_gpu} "
             f"req/s per GPU. ")
-    if rates["shared"] > 0:
+    if rates["shared"] > 0 and rates["split"] > 0:
         times = rates["split"] / rates["shared"]
         text += f"The split takes {tag('rate.ratio', f'{times:.3g}x')} the shared layout's load per GPU. "
-    else:
-        text += "The shared layout keeps that share good at no load at all. "
+    else:  # a ratio with a zero in it says nothing: say which keeps it at no load
+        none = [name for name in ("shared", "split") if name in rates and rates[name] == 0]
+        who = ("Neither layout" if len(none) == 2 else
+               f"The {'shared layout' if none == ['shared'] else 'split'}")
+        text += f"{who} cannot keep that share good at any load. "
     return None, text + ("The goodput above is a share of the requests at the load you set; "
                          "this is a load: how much each GPU can take before too few are good.")

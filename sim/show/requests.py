@@ -171,7 +171,7 @@ def verdict(lab, s):
         times = f"{top / second:.3g}"
         said += f", {tag('verdict.times', times)} times {other}"
     else:
-        said += f", while {other} keeps that share good at no load at all"
+        said += f", while {other} cannot keep that share good at any load"
     if name != "split":
         said += (f"; the split does best at {ratio} "
                  f"({tag('verdict.split_rate', rate(split_best['rate']))} req/s per GPU)")
