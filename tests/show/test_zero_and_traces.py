@@ -1,7 +1,7 @@
 """Words that stay true at the edges a learner reaches (issue 46, tried again as a learner):
 a caption under a trace speaks of the trace's prompts, not the slider's it ignores; a ratio
 with a zero in it is not shown as "0x"; and where no mix serves any request, none is named
-the one that serves most."""
+the one that serves most; a p99 gap within its target says what it hides."""
 
 import sim
 from sim.show import chips, curves, ratio
@@ -45,3 +45,18 @@ def test_no_mix_is_most_where_none_serves_any():
         part = [p for p in said.split("; ") if p.startswith(name)][0]
         zero = part.endswith("(0 each)")
         assert zero == ("none of the mixes" in part), part
+
+
+def test_a_p99_within_the_target_says_what_it_hides():
+    """Azure chat: the shared layout's p99 gap stays within 100 ms at every load, yet 29.3% of
+    its requests fail on a gap; the caption says both, and why. The lesson's caption is as it
+    was (its p99 passes the target)."""
+    lab = sim.Lab()
+    s = sim.Settings(traffic="azure-chat")
+    shared = lab.compare(s)["shared"]
+    caption = plain(curves.gap_by_rps(lab, s)[1])
+    assert shared["gap_p99"] < s.gap_target and shared["missed_gap_only"] > 0.2
+    assert "stays within the 100.0 ms target, yet at 4 req/s 29.3% of its requests had a gap over it" in caption
+    lesson = plain(curves.gap_by_rps(lab, sim.Settings())[1])
+    assert lesson.startswith("The shared layout's p99 gap passes the 100.0 ms target at 4 req/s (110.8 ms);")
+    assert "had a gap over it" not in lesson
