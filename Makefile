@@ -90,6 +90,7 @@ bench: build
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/price_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/hub_cost.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/watch_speed.py
+	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/phone_speed.py
 	CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/report.py
 
 clean:

@@ -43,13 +43,15 @@ from sim.workload import azure
 
 ROOT = Path(__file__).resolve().parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
-PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+WASM = "pyodide.asm.wasm"
+PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", WASM, "python_stdlib.zip")
 PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.js"
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 DOCS = ROOT / "docs"
 WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "help.js", "latest.js",
              "python.js", "settings.js", "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
+             "downloads.js",
              "style.css", "favicon.svg",
              # the hub: one Python for every piece of a course page (hub.html is rendered)
              "hub.js", "hub-client.js",
@@ -113,6 +115,10 @@ def copy_pyodide(target, lock, wheel):
     target.mkdir(parents=True)
     for name in PYODIDE_RUNTIME:
         shutil.copyfile(PYODIDE / name, target / name)
+    # The core gzipped beside it, which the worker fetches and unpacks as it arrives: 9.6 MB
+    # become 3.6 on a host that compresses nothing (the plain file stays, for a browser
+    # without DecompressionStream). Fixed header, so the same bytes every build.
+    (target / f"{WASM}.gz").write_bytes(gzip.compress((PYODIDE / WASM).read_bytes(), compresslevel=9, mtime=0))
     shutil.copyfile(wheel, target / wheel.name)
     entry = dict(lock["packages"]["micropip"], file_name=wheel.name, sha256=sha256(wheel))
     lock = dict(lock, packages={"micropip": entry})  # browsers check this hash: our file's
@@ -395,13 +401,14 @@ def build(out):
 def copy_docs(out):
     """docs/'s Markdown as it is: the footer links to it. (Not its pictures: a browser shows
     a .md file as plain text, so they would be bytes nobody sees.) With it, the license texts
-    docs/licenses.md names, so that a copy of dist/ carries them, and ours at dist/'s top."""
+    docs/licenses.md names, so that a copy of dist/ carries them, and ours at dist/'s top
+    (LICENSE.txt: a host serves a file by its ending, and the strict ones need one)."""
     out.mkdir()
     for path in sorted(DOCS.glob("*.md")):
         shutil.copyfile(path, out / path.name)
     for source, name in LICENSES:
         shutil.copyfile(need(source, "part of this repository, or run npm ci"), out / name)
-    shutil.copyfile(ROOT / "LICENSE", out.parent / "LICENSE")
+    shutil.copyfile(ROOT / "LICENSE", out.parent / "LICENSE.txt")
 
 
 def pack_site(dist, archive):

@@ -12,7 +12,7 @@ from conftest import DIST, SUBPATH, Server, StrictHandler, readme_csp, readme_mi
 
 HERE = Path(__file__).resolve().parent
 HOSTS = {"six-pieces.html": HERE / "page" / "six-pieces.html"}  # host pages of the tests'
-WASM, SNAPSHOT = "pyodide.asm.wasm", "snapshot.bin.gz"
+WASM, SNAPSHOT = "pyodide.asm.wasm.gz", "snapshot.bin.gz"  # the core as the worker fetches it
 
 
 class CountingHandler(StrictHandler):

@@ -511,7 +511,7 @@ const watchers = {
     if (restartedAfter) restarts += 1;
     restartedLast = Boolean(restartedAfter);
     workerInfo = { ...info, restarts };
-    const how = info.boot === "snapshot" ? "from its snapshot"
+    const how = info.boot === "snapshot" ? `from its snapshot${info.kept?.includes("snapshot.bin.gz") ? ", which this browser kept from an earlier visit" : ""}`
       : `by a full start, since its snapshot could not be used (${info.fallback?.replace(/^the snapshot was not used: /, "")})`;
     readyStatus = `${restartedAfter ? `The simulator was restarted, since ${restartedAfter.replace(/^it /, "the one before ")}. ` : ""}` +
       `Python ${info.python} (Pyodide ${info.pyodide}) ready in ${info.seconds.toFixed(1)} s, ${how}: every number here is now computed in your browser.`;

@@ -121,6 +121,8 @@ class PythonWorker {
  * @property {number} seconds  the worker's boot, from its start
  * @property {"snapshot"|"plain"} boot
  * @property {string|null} fallback  why the snapshot was not used
+ * @property {string[]} kept  the files this browser had kept from an earlier visit
+ *   (downloads.js), which were not downloaded again
  */
 
 /**

@@ -37,12 +37,14 @@
 //              ends at once with nothing done: {next: part}
 // An error after which this Python cannot go on carries `fatal: true`.
 
+import { download, forget, kept as fromDisk, tidy, unpacked } from "./downloads.js";
 import { kept as keptTrace } from "./store.js";
 
 const here = new URL(import.meta.url);
 const wheel = new URL(here.searchParams.get("wheel") ?? "", here).href;
 const pyodideDir = new URL(here.searchParams.get("pyodide") ?? "./pyodide/", here).href;
 const wasmURL = new URL("pyodide.asm.wasm", pyodideDir).href; // where Pyodide looks for it
+const packedWasmURL = `${wasmURL}.gz`; // what we fetch instead: a third of its bytes
 const stdlibURL = new URL("python_stdlib.zip", pyodideDir).href; // and for the standard library
 const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
 const snapshotBytes = Number(here.searchParams.get("bytes"));
@@ -58,26 +60,10 @@ class Fatal extends Error {}
  */
 async function fetchSnapshot(bytes) {
   if (!snapshotURL) throw new Error("this build has none");
-  const response = await fetch(snapshotURL);
+  const response = await download(snapshotURL);
   if (!response.ok || !response.body) throw new Error(`it could not be downloaded (HTTP ${response.status})`);
-  const reader = response.body.getReader();
-  const first = await reader.read();
-  const head = first.value ?? new Uint8Array();
-  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
-  let body = new ReadableStream({
-    start(controller) {
-      if (!first.done) controller.enqueue(head);
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  if (gzipped) body = body.pipeThrough(new DecompressionStream("gzip"));
   let size = 0;
-  const chunks = body.getReader();
+  const chunks = unpacked(response).getReader();
   try {
     for (;;) {
       const { done, value } = await chunks.read();
@@ -86,11 +72,12 @@ async function fetchSnapshot(bytes) {
       bytes.set(value, size);
       size += value.length;
     }
+    if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
   } catch (e) {
     chunks.cancel().catch(() => {});
+    forget(snapshotURL); // a kept copy that is wrong is not used again
     throw new Error(`it is corrupt (${/** @type {Error} */ (e).message})`);
   }
-  if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
 }
 
 /**
@@ -99,8 +86,26 @@ async function fetchSnapshot(bytes) {
  * @returns {Promise<WebAssembly.Module>}
  */
 async function compileWasm() {
+  const compile = async (/** @type {string} */ url) => {
+    const response = await download(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const body = url === packedWasmURL ? unpacked(response) : response.body;
+    try {
+      return await WebAssembly.compileStreaming(new Response(body, { headers: { "Content-Type": "application/wasm" } }));
+    } catch (e) {
+      forget(url); // a kept copy that is wrong is not used again
+      throw e;
+    }
+  };
   try {
-    return await WebAssembly.compileStreaming(fetch(wasmURL));
+    if (typeof DecompressionStream === "function") {
+      try {
+        return await compile(packedWasmURL);
+      } catch {
+        // not there, or not gzip after all: the plain file, as Pyodide ships it
+      }
+    }
+    return await compile(wasmURL);
   } catch (e) {
     throw new Error(`Python's core (pyodide.asm.wasm) could not be loaded: ${/** @type {Error} */ (e)?.message ?? e}`);
   }
@@ -118,7 +123,7 @@ async function compileWasm() {
  * @returns {Promise<T>}
  */
 async function withDownloads(boot, wasm, stdlib) {
-  const { fetch: download } = self;
+  const { fetch: network } = self;
   const { instantiateStreaming } = WebAssembly;
   /** @type {(e: Error) => void} */ let fail = () => {};
   const failed = /** @type {Promise<never>} */ (new Promise((_, reject) => { fail = reject; }));
@@ -131,7 +136,7 @@ async function withDownloads(boot, wasm, stdlib) {
       stdlib.response = null; // a body is read once: a second boot downloads it again
       return response;
     }
-    return download(input, init);
+    return network(input, init);
   };
   WebAssembly.instantiateStreaming = async (_source, imports) => {
     try {
@@ -145,7 +150,7 @@ async function withDownloads(boot, wasm, stdlib) {
   try {
     return await Promise.race([boot(), failed]);
   } finally {
-    self.fetch = download;
+    self.fetch = network;
     WebAssembly.instantiateStreaming = instantiateStreaming;
   }
 }
@@ -171,7 +176,7 @@ async function boot(request) {
   // two scripts.
   const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
   wasm.catch(() => {}); // its failure is handled by withDownloads
-  const stdlib = { response: fetch(stdlibURL) };
+  const stdlib = { response: download(stdlibURL) };
   stdlib.response.catch(() => {}); // Pyodide says so, if it fails
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
   const snapshot = given ?? new Uint8Array(snapshotBytes);
@@ -220,7 +225,10 @@ async function boot(request) {
     seconds: (performance.now() - began) / 1000,
     boot: fallback ? "plain" : "snapshot",
     fallback,
+    kept: [...fromDisk], // the files this browser had kept from an earlier visit
   };
+  // the copies older builds of this folder kept
+  tidy(new URL("./", here).href, [packedWasmURL, wasmURL, stdlibURL, ...(snapshotURL ? [snapshotURL] : [])]);
   return { pyodide, handle: page.handle, info };
 }
 
@@ -244,7 +252,12 @@ let booting = true;
 /** @param {BootRequest} request */
 function start(request) {
   booted = boot(request);
-  booted.then(() => { booting = false; }, () => { booting = false; });
+  booted.then(() => { booting = false; }, () => {
+    booting = false;
+    // Whatever failed, the next worker downloads the big files again rather than trust a
+    // kept copy that may be why (the page starts a new one: "healing", docs/page.md)
+    for (const url of [packedWasmURL, wasmURL, stdlibURL, snapshotURL]) if (url) forget(url);
+  });
 }
 
 if (here.searchParams.get("boot") === "now") start({ keep: here.searchParams.get("keep") === "1" });

@@ -99,9 +99,10 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     # 7 in the page, 2 in the hub's; 11 imports in app.js, 2 in start.js (python.js and
     # hub-client.js), 3 in explorer.js (controls.js, economics.js and traffic.js: what the
     # toy's button sets back), 3 in traffic.js (controls.js, store.js and view.js), 2 in
-    # watch.js (view.js and watchdraw.js), 1 in worker.js, 2 in hub.js (python.js and
-    # hub-client.js), 1 in hub-client.js (python.js); the wheel twice, the snapshot
-    assert len(refs) == 7 + 2 + 25 + 3
+    # watch.js (view.js and watchdraw.js), 2 in worker.js (downloads.js and store.js), 2 in
+    # hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js); the wheel twice,
+    # the snapshot
+    assert len(refs) == 7 + 2 + 26 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref
@@ -195,7 +196,7 @@ def test_the_footer_s_links_resolve_in_dist():
 def test_dist_carries_every_license_it_needs():
     """A copy of dist/ (or make site's archive) carries our license at its top and, beside
     docs/licenses.md, the texts it names, each the file it was copied from."""
-    assert (DIST / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    assert (DIST / "LICENSE.txt").read_bytes() == (ROOT / "LICENSE").read_bytes()
     table = (ROOT / "docs" / "licenses.md").read_text()
     for source, name in build.LICENSES:
         assert (DIST / "docs" / name).read_bytes() == source.read_bytes(), name

@@ -192,7 +192,7 @@ def test_killing_the_shared_worker_heals_every_piece(browser, counting, how):
 def test_three_failed_starts_are_said_in_every_piece(browser, counting):
     counting.reset()
     page = open_host(browser, counting.url + "embed-example.html",
-                     route=("**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="gone")))
+                     route=("**/pyodide.asm.wasm*", lambda route: route.fulfill(status=404, body="gone")))
     try:
         for index in range(3):
             element = page.locator("iframe.pdsplit-frame").nth(index)

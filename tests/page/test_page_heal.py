@@ -200,7 +200,7 @@ def test_a_dead_or_stuck_worker_is_replaced_and_the_next_change_is_right(healing
 
 
 def test_a_missing_wasm_is_said_within_seconds_and_the_baked_numbers_stay(browser, site):
-    page = open_routed(browser, site, "**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="gone"))
+    page = open_routed(browser, site, "**/pyodide.asm.wasm*", lambda route: route.fulfill(status=404, body="gone"))
     try:
         failure = page.evaluate("window.pdsplit.ready.then(() => 'ready', e => e.message)")
         # three starts failed on the wasm itself, not on a deadline

@@ -1,0 +1,144 @@
+"""Light on a phone (issue 49): Python's core is fetched packed and unpacked as it arrives,
+and the big files (the core, the standard library, the snapshot) are kept by the browser's
+Cache API, so that a second visit starts from disk. Each way in gives native Python's numbers:
+packed, plain (no packed file), from disk, and with no Cache API at all. A kept copy is never
+another build's: each URL names its content, older builds' copies are deleted once a new one
+has booted, and a kept copy that is wrong is forgotten and fetched again."""
+
+from urllib.parse import urlparse
+
+import sim
+from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, Watch
+
+BIG = ("pyodide.asm.wasm.gz", "python_stdlib.zip", "snapshot.bin.gz")
+
+
+def visit(context, url):
+    """A new tab in `context` (a browser profile), booted, with what it asked the network for."""
+    page = context.new_page()
+    page.watch = Watch(context, page)
+    page.set_default_timeout(BOOT_TIMEOUT)
+    page.goto(url)
+    page.evaluate("window.pdsplit.ready")
+    return page
+
+
+def fetched(page):
+    return [urlparse(u).path.rsplit("/", 1)[-1] for u in page.watch.requests]
+
+
+def until(page, condition, arg=None):
+    """Wait for an async condition on the page's cache (wait_for_function does not await a
+    promise): polled every 50 ms, for at most 60 s."""
+    assert page.evaluate(f"""async (arg) => {{
+        const holds = {condition};
+        for (let i = 0; i < 1200; i++) {{
+            if (await holds(arg)) return true;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        }}
+        return false;
+    }}""", arg), condition
+
+
+def kept(page, folder):
+    """The URLs of this folder that the page's cache holds."""
+    return page.evaluate("""async (folder) => {
+        const cache = await caches.open("pdsplit");
+        return (await cache.keys()).map((r) => r.url).filter((u) => u.startsWith(folder));
+    }""", folder)
+
+
+def test_a_second_visit_starts_from_disk(browser, site):
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        first = visit(context, site)
+        names = fetched(first)
+        assert all(names.count(name) == 1 for name in BIG), names
+        assert "pyodide.asm.wasm" not in names  # the packed core, unpacked as it came
+        info = first.evaluate("window.pdsplit.python()")
+        assert info["boot"] == "snapshot" and info["kept"] == []
+        assert first.evaluate("window.pdsplit.result()") == sim.compare()
+        until(first, "async (n) => (await (await caches.open('pdsplit')).keys()).length >= n", len(BIG))
+        first.close()
+
+        second = visit(context, site + "?rps=10")  # a fresh tab, the same profile
+        names = fetched(second)
+        assert not set(BIG) & set(names) and "pyodide.asm.wasm" not in names, names
+        info = second.evaluate("window.pdsplit.python()")
+        assert set(BIG) <= set(info["kept"]) and info["boot"] == "snapshot"
+        assert "which this browser kept from an earlier visit" in second.text_content("#status")
+        assert second.evaluate("window.pdsplit.result()") == sim.compare(rps=10)
+        assert second.watch.console_errors() == []
+    finally:
+        context.close()
+
+
+def test_without_the_packed_core_the_plain_one_is_used(browser, site):
+    context = browser.new_context()
+    context.route("**/pyodide.asm.wasm.gz", lambda route: route.fulfill(status=404, body="gone"))
+    try:
+        page = visit(context, site + "?prompt=500")
+        names = fetched(page)
+        assert names.count("pyodide.asm.wasm") == 1
+        assert page.evaluate("window.pdsplit.python()")["boot"] == "snapshot"
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(prompt=500)
+    finally:
+        context.close()
+
+
+def test_older_builds_copies_go_and_a_wrong_copy_is_fetched_again(browser, site):
+    """An older build of this folder kept its snapshot under its own ?v=: once this build has
+    booted, that copy is deleted, and another folder's is left alone. A copy of this build's
+    snapshot that is wrong (cut short) is not used: the page boots plainly, says why, forgets
+    it, and the next visit fetches it again and boots from it."""
+    folder = site  # the page's folder: the worker's, dist/'s root
+    other = site.replace("/pdsplit/", "/another-lesson/")
+    context = browser.new_context()
+    try:
+        page = visit(context, site)
+        snapshot = next(u for u in page.watch.requests if urlparse(u).path.endswith("/snapshot.bin.gz"))
+        until(page, "async (u) => Boolean(await (await caches.open('pdsplit')).match(u))", snapshot)
+        page.evaluate("""async ([old, other, snapshot]) => {
+            const cache = await caches.open("pdsplit");
+            await cache.put(old, new Response("an older build's snapshot"));
+            await cache.put(other, new Response("another lesson's snapshot"));
+            const whole = new Uint8Array(await (await cache.match(snapshot)).arrayBuffer());
+            await cache.put(snapshot, new Response(whole.slice(0, whole.length >> 1)));
+        }""", [folder + "snapshot.bin.gz?v=000000000000", other + "snapshot.bin.gz?v=000000000000", snapshot])
+        page.close()
+
+        cut = visit(context, site)
+        info = cut.evaluate("window.pdsplit.python()")
+        assert info["boot"] == "plain" and "corrupt" in info["fallback"]
+        assert cut.evaluate("window.pdsplit.result()") == sim.compare()
+        until(cut, "async (u) => !(await (await caches.open('pdsplit')).keys()).some((r) => r.url === u)",
+              folder + "snapshot.bin.gz?v=000000000000")
+        assert other + "snapshot.bin.gz?v=000000000000" in kept(cut, other)
+        cut.close()
+
+        again = visit(context, site)  # the wrong copy was forgotten: kept, it would fail again
+        assert again.evaluate("window.pdsplit.python()")["boot"] == "snapshot"
+        assert again.evaluate("window.pdsplit.result()") == sim.compare()
+    finally:
+        context.close()
+
+
+def test_without_a_cache_api_every_visit_downloads_as_before(browser_type, browser_type_launch_args, site):
+    """Served over plain http by another machine's name, the page is not a secure context and
+    has no Cache API: it boots as it did before, each visit downloading what it needs."""
+    port = urlparse(site).port
+    args = [*CHROMIUM_ARGS, "--host-resolver-rules=MAP pdsplit.test 127.0.0.1"]
+    browser = browser_type.launch(**{**browser_type_launch_args, "args": args})
+    try:
+        context = browser.new_context()
+        url = site.replace(f"127.0.0.1:{port}", f"pdsplit.test:{port}")
+        for rps in (4, 10):
+            page = visit(context, url + f"?rps={rps}")
+            assert page.evaluate("window.isSecureContext") is False
+            assert all(name in fetched(page) for name in BIG)
+            info = page.evaluate("window.pdsplit.python()")
+            assert info["boot"] == "snapshot" and info["kept"] == []
+            assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=rps)
+            page.close()
+    finally:
+        browser.close()

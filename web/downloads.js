@@ -1,0 +1,112 @@
+// Where the worker's big downloads come from: Pyodide's core (pyodide.asm.wasm, shipped
+// gzipped beside it as pyodide.asm.wasm.gz), its standard library, and the memory snapshot.
+//
+// - This browser's Cache API first, so that a second visit, or the next lesson on the same
+//   site, starts from disk whatever cache headers the host sends; else the network, and what
+//   came is kept there for next time. Every URL asked for here names its content (the
+//   build's ?v= hash, or Pyodide's version in its folder), so a kept copy is never stale: a
+//   new build asks for new URLs, and once it has booted, the copies this folder's older builds
+//   kept are deleted (`tidy`). Where there is no Cache API (a page served over plain http
+//   from another machine, some private windows), or it refuses, everything comes from the
+//   network as before.
+// - Gzipped files are unpacked as they arrive (DecompressionStream), so that the bytes fall
+//   on any static host, one that compresses nothing included. A host that sent one with
+//   Content-Encoding: gzip has had the browser unpack it already: the first bytes tell.
+
+const CACHE = "pdsplit"; // one cache; its entries are keyed by their full URLs
+
+/** @type {string[]} the names of the files that came from the cache, for the boot's info */
+export const kept = [];
+
+/** @returns {Promise<Cache|null>} */
+async function open() {
+  try {
+    return typeof caches === "object" && caches ? await caches.open(CACHE) : null;
+  } catch {
+    return null; // refused (a private window, say): the network, as before
+  }
+}
+
+/**
+ * The response for `url`: a copy kept by this browser, else the network's, kept for next time
+ * (a failed or partial one is not kept).
+ * @param {string} url @returns {Promise<Response>}
+ */
+export async function download(url) {
+  const cache = await open();
+  const found = cache ? await cache.match(url).catch(() => undefined) : undefined;
+  if (found) {
+    kept.push(new URL(url).pathname.split("/").pop() ?? url);
+    return found;
+  }
+  const response = await fetch(url);
+  if (cache && response.ok && response.status === 200) {
+    cache.put(url, response.clone()).catch(() => {}); // full, or quota: next time from the network
+  }
+  return response;
+}
+
+/**
+ * Forget the kept copy of `url`: it could not be used (corrupt, or refused), so the next try
+ * downloads it again.
+ * @param {string} url
+ */
+export async function forget(url) {
+  const cache = await open();
+  await cache?.delete(url).catch(() => false);
+}
+
+/**
+ * Once Python has booted: delete the copies kept for older builds of this folder (`folder`,
+ * the page's own), that is every one of its entries but `current`, the URLs this build asks
+ * for. Another folder's (another lesson's build) are left alone.
+ * @param {string} folder @param {string[]} current
+ */
+export async function tidy(folder, current) {
+  const cache = await open();
+  if (!cache) return;
+  try {
+    for (const request of await cache.keys()) {
+      if (request.url.startsWith(folder) && !current.includes(request.url)) await cache.delete(request);
+    }
+  } catch {
+    // nothing kept is lost by a tidy that did not finish: it is tried again next boot
+  }
+}
+
+/**
+ * A response's body unpacked as it arrives if it is gzip (its first two bytes), else as is.
+ * A corrupt gzip errors the stream.
+ * @param {Response} response @returns {ReadableStream<Uint8Array>}
+ */
+export function unpacked(response) {
+  if (!response.body) throw new Error("it has no body");
+  const reader = response.body.getReader();
+  const first = reader.read();
+  let head = true;
+  /** @type {ReadableStream<Uint8Array>} what came, its first chunk included */
+  const raw = new ReadableStream({
+    async pull(controller) {
+      const { done, value } = head ? await first : await reader.read();
+      head = false;
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  /** @type {ReadableStreamDefaultReader<Uint8Array>|null} */
+  let out = null;
+  return new ReadableStream({
+    async pull(controller) {
+      if (!out) {
+        const { done, value } = await first;
+        const gzipped = !done && value[0] === 0x1f && value[1] === 0x8b;
+        out = (gzipped ? raw.pipeThrough(new DecompressionStream("gzip")) : raw).getReader();
+      }
+      const { done, value } = await out.read(); // a failure here errors the stream
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => (out ? out.cancel(reason) : reader.cancel(reason)),
+  });
+}
