@@ -14,6 +14,10 @@
 //   Content-Encoding: gzip has had the browser unpack it already: the first bytes tell.
 
 const CACHE = "pdsplit"; // one cache; its entries are keyed by their full URLs
+// The network's fetch, as this module found it: the worker answers Pyodide's own fetch of the
+// core with nothing while Pyodide starts (worker.js, withDownloads), and a download begun or
+// retried here meanwhile must still reach the network.
+const network = self.fetch.bind(self);
 
 /** @type {string[]} the names of the files that came from the cache, for the boot's info */
 export const kept = [];
@@ -39,7 +43,7 @@ export async function download(url) {
     kept.push(new URL(url).pathname.split("/").pop() ?? url);
     return found;
   }
-  const response = await fetch(url);
+  const response = await network(url);
   if (cache && response.ok && response.status === 200) {
     cache.put(url, response.clone()).catch(() => {}); // full, or quota: next time from the network
   }

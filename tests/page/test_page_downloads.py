@@ -74,8 +74,20 @@ def test_a_second_visit_starts_from_disk(browser, site):
 
 
 def test_without_the_packed_core_the_plain_one_is_used(browser, site):
+    """The packed core is missing, and says so only once Pyodide has started (its lock file
+    asked for): the plain core is then fetched from the network all the same, not from the
+    empty answer the worker gives Pyodide's own fetch of it meanwhile."""
+    held = []
+
+    def lock(route):
+        for gone in held:
+            gone.fulfill(status=404, body="gone")
+        held.clear()
+        route.continue_()
+
     context = browser.new_context()
-    context.route("**/pyodide.asm.wasm.gz", lambda route: route.fulfill(status=404, body="gone"))
+    context.route("**/pyodide.asm.wasm.gz", lambda route: held.append(route))
+    context.route("**/pyodide-lock.json", lock)
     try:
         page = visit(context, site + "?prompt=500")
         names = fetched(page)
