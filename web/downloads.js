@@ -81,36 +81,24 @@ export async function tidy(folder, current) {
 /**
  * A response's body unpacked as it arrives if it is gzip (its first two bytes), else as is.
  * A corrupt gzip errors the stream.
- * @param {Response} response @returns {ReadableStream<Uint8Array>}
+ * @param {Response} response @returns {Promise<ReadableStream<Uint8Array>>}
  */
-export function unpacked(response) {
+export async function unpacked(response) {
   if (!response.body) throw new Error("it has no body");
   const reader = response.body.getReader();
-  const first = reader.read();
-  let head = true;
+  const first = await reader.read();
+  const gzipped = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
   /** @type {ReadableStream<Uint8Array>} what came, its first chunk included */
-  const raw = new ReadableStream({
+  const body = new ReadableStream({
+    start(controller) {
+      if (!first.done) controller.enqueue(first.value);
+    },
     async pull(controller) {
-      const { done, value } = head ? await first : await reader.read();
-      head = false;
+      const { done, value } = await reader.read();
       if (done) controller.close();
       else controller.enqueue(value);
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  /** @type {ReadableStreamDefaultReader<Uint8Array>|null} */
-  let out = null;
-  return new ReadableStream({
-    async pull(controller) {
-      if (!out) {
-        const { done, value } = await first;
-        const gzipped = !done && value[0] === 0x1f && value[1] === 0x8b;
-        out = (gzipped ? raw.pipeThrough(new DecompressionStream("gzip")) : raw).getReader();
-      }
-      const { done, value } = await out.read(); // a failure here errors the stream
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => (out ? out.cancel(reason) : reader.cancel(reason)),
-  });
+  return gzipped ? body.pipeThrough(new DecompressionStream("gzip")) : body;
 }

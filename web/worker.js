@@ -48,6 +48,8 @@ const packedWasmURL = `${wasmURL}.gz`; // what we fetch instead: a third of its 
 const stdlibURL = new URL("python_stdlib.zip", pyodideDir).href; // and for the standard library
 const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
 const snapshotBytes = Number(here.searchParams.get("bytes"));
+// the big files this build asks for, which the browser keeps (downloads.js)
+const big = [packedWasmURL, wasmURL, stdlibURL, ...(snapshotURL ? [snapshotURL] : [])];
 
 /** An error that no second try in this browser would mend. */
 class Fatal extends Error {}
@@ -63,8 +65,9 @@ async function fetchSnapshot(bytes) {
   const response = await download(snapshotURL);
   if (!response.ok || !response.body) throw new Error(`it could not be downloaded (HTTP ${response.status})`);
   let size = 0;
-  const chunks = unpacked(response).getReader();
+  /** @type {ReadableStreamDefaultReader<Uint8Array>|null} */ let chunks = null;
   try {
+    chunks = (await unpacked(response)).getReader();
     for (;;) {
       const { done, value } = await chunks.read();
       if (done) break;
@@ -74,7 +77,7 @@ async function fetchSnapshot(bytes) {
     }
     if (size !== bytes.length) throw new Error(`it holds ${size} bytes, not ${snapshotBytes}`);
   } catch (e) {
-    chunks.cancel().catch(() => {});
+    chunks?.cancel().catch(() => {});
     forget(snapshotURL); // a kept copy that is wrong is not used again
     throw new Error(`it is corrupt (${/** @type {Error} */ (e).message})`);
   }
@@ -89,8 +92,8 @@ async function compileWasm() {
   const compile = async (/** @type {string} */ url) => {
     const response = await download(url);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const body = url === packedWasmURL ? unpacked(response) : response.body;
     try {
+      const body = url === packedWasmURL ? await unpacked(response) : response.body;
       return await WebAssembly.compileStreaming(new Response(body, { headers: { "Content-Type": "application/wasm" } }));
     } catch (e) {
       forget(url); // a kept copy that is wrong is not used again
@@ -180,8 +183,8 @@ async function boot(request) {
   stdlib.response.catch(() => {}); // Pyodide says so, if it fails
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
   const snapshot = given ?? new Uint8Array(snapshotBytes);
-  const unpacked = given ? Promise.resolve() : fetchSnapshot(snapshot);
-  unpacked.catch(() => {}); // its failure is handled below
+  const filled = given ? Promise.resolve() : fetchSnapshot(snapshot);
+  filled.catch(() => {}); // its failure is handled below
   const core = import(new URL("pyodide.asm.mjs", pyodideDir).href);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
   /** @type {(settings: any) => Promise<any>} */
@@ -194,7 +197,7 @@ async function boot(request) {
     pyodide = await withDownloads(() => loadPyodide({
       indexURL: pyodideDir,
       _loadSnapshot: snapshot,
-      createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), unpacked]))[0],
+      createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), filled]))[0],
     }), wasm, stdlib);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
     if (pyodide._api?.config) pyodide._api.config._loadSnapshot = undefined; // Pyodide keeps its options: 31 MB
@@ -228,7 +231,7 @@ async function boot(request) {
     kept: [...fromDisk], // the files this browser had kept from an earlier visit
   };
   // the copies older builds of this folder kept
-  tidy(new URL("./", here).href, [packedWasmURL, wasmURL, stdlibURL, ...(snapshotURL ? [snapshotURL] : [])]);
+  tidy(new URL("./", here).href, big);
   return { pyodide, handle: page.handle, info };
 }
 
@@ -256,7 +259,7 @@ function start(request) {
     booting = false;
     // Whatever failed, the next worker downloads the big files again rather than trust a
     // kept copy that may be why (the page starts a new one: "healing", docs/page.md)
-    for (const url of [packedWasmURL, wasmURL, stdlibURL, snapshotURL]) if (url) forget(url);
+    for (const url of big) forget(url);
   });
 }
 

@@ -90,7 +90,8 @@ def hand_over(work, s, seen=None):
 
     seen: a dict to watch the run in (docs/model.md: "Watch it run: the events"), or None. It
     is given "reads": (starts, ends, reader of each read), "departs": when each cache starts
-    to cross (None for a local one), and "reach"."""
+    to cross (None for a local one), "ready": when each could go on a free link (its read's end,
+    or its first layer's; None for a local one), and "reach"."""
     chip = reader_chip(s)
     bytes_per_second = s.link * 1e9
     cache, layers = chip.model.cache, chip.model.layers  # the model's cache per token, and layers
@@ -106,9 +107,11 @@ def hand_over(work, s, seen=None):
                    else repeat(0.0))
     departs = None
     if seen is not None:  # free: a whole cache goes as its read ends, layer by layer with the first
-        departs = [end if end is None or not s.layerwise else start + f
-                   for f, start, end in zip(first_layer, starts, ends)]
-        seen.update(reads=(starts, ends, who), departs=departs)
+        ready = [end if end is None or not s.layerwise else start + f
+                 for f, start, end in zip(first_layer, starts, ends)]
+        # a queued link moves some departures later (below): then they are a list of their own
+        departs = list(ready) if s.link_sharing == "queued" else ready
+        seen.update(reads=(starts, ends, who), departs=departs, ready=ready)
     if s.link_sharing == "free" and not s.layerwise and s.local_below == 0 \
             and s.local_queue == 0:  # the lesson's
         reach = list(map(add, ends, crossing))

@@ -19,7 +19,7 @@ from . import instance as general
 from . import layouts
 from .backpressure import Split
 from .instances import reader_tp
-from .link import per_prompt, reader_chip
+from .link import reader_chip
 from .watch import Steps
 
 
@@ -164,15 +164,9 @@ def quiet(work, s, reader, writer, writers, record):
     starts, ends, who = seen["reads"]
     reach = seen["reach"]
     taken = range(len(reach)) if order is None else order  # requests in the order they reach
-    # when each asks: a remote cache as it could begin crossing on a free link (its read's end,
-    # or its first layer's), a local job as it arrives
-    if s.layerwise:
-        first_layer = per_prompt(work.prompts,
-                                 lambda p: reader.read_time(p) / reader.model.layers)
-        asks_at = [a if start is None else start + f
-                   for a, start, f in zip(work.arrivals, starts, first_layer)]
-    else:
-        asks_at = [a if end is None else end for a, end in zip(work.arrivals, ends)]
+    # when each asks: a remote cache as it could begin crossing on a free link, a local job as
+    # it arrives
+    asks_at = [a if ready is None else ready for a, ready in zip(work.arrivals, seen["ready"])]
     readers = {}
     for i, r in enumerate(who_of(starts, who)):
         if r is not None:
