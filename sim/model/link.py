@@ -10,8 +10,8 @@ prompts that arrive while at least `local_queue` prompts wait for a reader (the 
 Dynamo's rule, docs/model.md: "Price and power").
 """
 
-from itertools import repeat
-from operator import add
+from itertools import compress, repeat
+from operator import add, is_not
 
 from .costs import instance
 from .instances import reader_tp
@@ -33,11 +33,12 @@ def reads(work, s, who=None):
     took = per_prompt(work.prompts, reader_chip(s).read_time)
     local_below, local_queue = s.local_below, s.local_queue
     readers = s.readers // reader_tp(s)  # reader instances
-    free = [0.0] * readers if who is None else Taking(readers, who)  # when each is next free
+    free = [0.0] * readers  # when each is next free
     others = range(1, readers)
     # (None for a local prompt; written by index: in Pyodide, the page's Python, a call to a
     # list's append costs more than twice a store by index)
     starts, ends = [None] * len(work.prompts), [None] * len(work.prompts)
+    reader = [None] * len(work.prompts)  # (stored as it goes: a store costs next to nothing)
     sent = []  # the starts of the prompts sent to the readers, in order (local_queue only)
     started = 0  # of them, how many start at or before the latest arrival
     i = -1  # the request's index
@@ -56,22 +57,12 @@ def reads(work, s, who=None):
                 r, start = k, begin
         free[r] = ends[i] = start + d
         starts[i] = start
+        reader[i] = r
         if local_queue:
             sent.append(start)
+    if who is not None:
+        who += compress(reader, map(is_not, starts, repeat(None)))
     return starts, ends
-
-
-class Taking(list):
-    """The readers' free times, which note the reader of each prompt as it is taken (to
-    watch a run): a run not watched has a plain list, and runs just as before."""
-
-    def __init__(self, readers, who):
-        super().__init__([0.0] * readers)
-        self.who = who
-
-    def __setitem__(self, r, end):
-        self.who.append(r)
-        super().__setitem__(r, end)
 
 
 def reader_chip(s):

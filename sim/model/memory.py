@@ -11,8 +11,9 @@ moment (backpressure.py): the one place where they are coupled.
 
 from bisect import bisect_left
 from heapq import heappop, heappush
-from itertools import islice
-from operator import add, itemgetter
+from itertools import accumulate, repeat
+from math import inf
+from operator import add, le, mul, neg, sub
 
 from . import gpu
 from . import instance as general
@@ -93,26 +94,24 @@ def held(intervals, changes=None):
     return most
 
 
-def most_held(intervals):
-    """The most tokens (from, to, tokens) intervals hold at once: what they hold once a
-    moment's changes are all made, as held() counts it (at one moment, its frees first).
+def most_held(starts, ends, tokens):
+    """The most tokens held at once by the intervals (starts[k], ends[k], tokens[k]), as held()
+    counts them: once a moment's changes are all made (an interval that ends as it starts
+    holds nothing).
 
-    Taken in the order they start (as they come, most often), each frees what ended by its
-    start: a heap of the ends of those held, as few as are held at once."""
-    if not all(a[0] <= b[0] for a, b in zip(intervals, islice(intervals, 1, None))):
-        intervals = sorted(intervals, key=itemgetter(0))
-    ending = []
-    most = now = 0
-    for start, end, tokens in intervals:
-        if end <= start:  # freed the moment it is held: it holds nothing
-            continue
-        while ending and ending[0][0] <= start:
-            now -= heappop(ending)[1]
-        now += tokens
-        if now > most:
-            most = now
-        heappush(ending, (end, tokens))
-    return most
+    Every change in the order of time, at one moment the frees first (they come first, and the
+    sort keeps the order of equals), so that the running total passes through each moment's
+    count and never above it: its most. The sort, the running total and the most are taken
+    in C, without a Python step per interval (the split's fast path, a compare's cost)."""
+    if not all(map(le, starts, ends)):  # an interval that ends before it starts holds nothing
+        kept = [k for k, (a, b) in enumerate(zip(starts, ends)) if a < b]
+        starts, ends, tokens = ([x[k] for k in kept] for x in (starts, ends, tokens))
+    at = list(ends)
+    at += starts
+    change = list(map(neg, tokens))
+    change += tokens
+    return max(accumulate(map(change.__getitem__, sorted(range(len(at)), key=at.__getitem__))),
+               default=0)
 
 
 def watched(intervals):
@@ -158,63 +157,68 @@ def quiet(work, s, reader, writer, writers, record):
     With room to spare nothing waits, so the readers and the link are today's; only the writers'
     turns differ from memory=slots': a cache's writer is chosen as it asks (in the order of
     asking, equal times remote first, then by request index), not as it lands. Each writer then
-    takes its jobs in the order they reach it, as today."""
+    takes its jobs in the order they reach it, as today.
+
+    Its lists are made with map and sorted (C), not a Python step per request: with room to
+    spare this is all memory=kv adds to a compare."""
     seen = {}
     order, _, jobs = layouts.writer_jobs(work, s, seen)
-    starts, ends, who = seen["reads"]
-    reach = seen["reach"]
-    taken = range(len(reach)) if order is None else order  # requests in the order they reach
-    # when each asks: a remote cache as it could begin crossing on a free link, a local job as
-    # it arrives
-    asks_at = [a if ready is None else ready for a, ready in zip(work.arrivals, seen["ready"])]
-    readers = {}
-    for i, r in enumerate(who_of(starts, who)):
-        if r is not None:
-            readers.setdefault(r, []).append((starts[i], reach[i], work.prompts[i]))
+    starts, _, who = seen["reads"]
+    reach, n = seen["reach"], len(seen["reach"])
+    place = range(n) if order is None else sorted(range(n), key=order.__getitem__)  # in `jobs`
+    remote = range(n)  # the requests the readers read, in order
+    asks_at = seen["ready"]  # when each asks: a remote cache as it could go on a free link ...
+    some_local = None in starts
+    if some_local:  # ... a local job as it arrives
+        remote = [i for i, start in enumerate(starts) if start is not None]
+        asks_at = [a if ready is None else ready for a, ready in zip(work.arrivals, asks_at)]
+    totals = list(map(add, work.prompts, work.replies))
     counting = record or (writers > 1 and s.routing != "alternate")  # least-loaded asks them
     # each writer's marks kept, from which its last words' times follow
     loops = [gpu.loop(writer, s.slots, counting, record, marked=True) for _ in range(writers)]
     for loop in loops:
         next(loop)
-    given = [[] for _ in range(writers)]  # the requests each writer takes, in that order
     if writers == 1:
-        given[0] = list(taken)
+        given = [list(range(n) if order is None else order)]
         loops[0].send(jobs)
-    else:
-        by_request = dict(zip(taken, jobs))
-        ranked = sorted(range(len(reach)), key=lambda i: (asks_at[i], ends[i] is None, i))
-        if s.routing == "alternate":  # in turn, in the order of asking
-            writer_of = [0] * len(reach)
-            for k, i in enumerate(ranked):
-                writer_of[i] = k % writers
-            for i in taken:
-                given[writer_of[i]].append(i)
+    else:  # in the order of asking, equal times remote first, then by request index
+        ranked = sorted(range(n), key=asks_at.__getitem__)
+        if some_local:
+            local = [start is None for start in starts]
+            ranked = sorted(sorted(range(n), key=local.__getitem__), key=asks_at.__getitem__)
+        if s.routing == "alternate":  # in turn, in the order of asking; each in reach order
+            given = [sorted(ranked[w::writers], key=None if order is None else place.__getitem__)
+                     for w in range(writers)]
             for loop, requests in zip(loops, given):
-                loop.send(list(map(by_request.__getitem__, requests)))
+                loop.send(list(map(jobs.__getitem__, map(place.__getitem__, requests))))
         else:
-            least_loaded(loops, given, ranked, asks_at, reach, by_request)
+            given = [[] for _ in range(writers)]
+            least_loaded(loops, given, ranked, asks_at, reach,
+                         dict(zip(range(n) if order is None else order, jobs)))
     run, held = layouts.Run(), []
     for loop, requests in zip(loops, given):
         served = gpu.finish(loop)
         run.add(served, list(map(work.arrivals.__getitem__, requests)))
         run.gpus.append((served, requests))
-        ended = step_ends(served)
-        asks = []
-        for j, i in enumerate(requests):
-            last = ended(served.last_step[j]) if work.replies[i] > 1 else served.first[j]
-            asks.append((asks_at[i], last, work.prompts[i] + work.replies[i]))
-        held.append(asks)
-    reader_peak = max(map(most_held, readers.values()), default=0) / reader.capacity
-    writer_peak = max(map(most_held, held), default=0) / writer.capacity
+        held.append((list(map(asks_at.__getitem__, requests)),
+                     last_words(served, list(map(work.replies.__getitem__, requests))),
+                     list(map(totals.__getitem__, requests))))
+    readers = []  # each reader's caches: (read starts, landings, prompts)
+    for read in by_reader(who, remote):
+        readers.append((list(map(starts.__getitem__, read)), list(map(reach.__getitem__, read)),
+                        list(map(work.prompts.__getitem__, read))))
+    reader_peak = max((most_held(*r) for r in readers), default=0) / reader.capacity
+    writer_peak = max((most_held(*w) for w in held), default=0) / writer.capacity
     if reader_peak > 1 or writer_peak > 1:
         return None
     run.memory = {"reader_kv_peak": reader_peak, "writer_kv_peak": writer_peak,
                   "backpressure": 0.0}
     if record:
         run.handed = seen
-        run.kv = {("reader", r): watched(found) for r, found in sorted(readers.items())}
+        run.kv = {("reader", r): watched(list(zip(*found)))
+                  for r, found in enumerate(readers) if found[0]}
         for w, asks in enumerate(held):
-            run.kv[("writer", w)] = watched(asks)
+            run.kv[("writer", w)] = watched(list(zip(*asks)))
     else:
         run.gpus = []
     return run
@@ -224,17 +228,26 @@ def least_loaded(loops, given, ranked, asks_at, reach, by_request):
     """Each request, in the order of asking, to the writer holding the fewest jobs as it asks
     (the lowest index on equal counts): those given to it whose last word comes after then,
     those not yet reached included. A loop is sent its jobs in the order they reach it, each
-    once the asks have passed its reach, so that every job it holds has come when it is asked."""
+    once the asks have passed its reach, so that every job it holds has come when it is asked;
+    its answer holds until the time it gives, unless it is sent a job (routing.assign's rule)."""
     coming = [[] for _ in loops]  # each writer's jobs given and not yet sent: (reach, request)
+    held = [0] * len(loops)  # what each loop last said it holds ...
+    until = [-inf] * len(loops)  # ... and until when that holds
+    writers = range(len(loops))
     for i in ranked:
         t = asks_at[i]
-        counts = []
-        for loop, waiting, requests in zip(loops, coming, given):
-            while waiting and waiting[0][0] < t:
-                j = heappop(waiting)[1]
-                loop.send(by_request[j])
-                requests.append(j)
-            counts.append(loop.send(t)[0] + len(waiting))
+        for w in writers:
+            waiting = coming[w]
+            if waiting and waiting[0][0] < t:
+                loop, requests = loops[w], given[w]
+                while waiting and waiting[0][0] < t:
+                    j = heappop(waiting)[1]
+                    loop.send(by_request[j])
+                    requests.append(j)
+                until[w] = -inf
+            if t >= until[w]:
+                held[w], until[w] = loops[w].send(t)
+        counts = list(map(add, held, map(len, coming)))
         heappush(coming[counts.index(min(counts))], (reach[i], i))
     for loop, waiting, requests in zip(loops, coming, given):
         while waiting:
@@ -243,29 +256,40 @@ def least_loaded(loops, given, ranked, asks_at, reach, by_request):
             requests.append(j)
 
 
-def step_ends(served):
-    """A function: step k -> when it ended, on a fast loop that kept its marks: the clock of its
-    last mark before step k, plus whole steps (or, watched, its own every clock value)."""
+def last_words(served, replies):
+    """When each job of a fast loop that kept its marks wrote its last word: a one-word reply's
+    first, else the end of its last step, the clock of the loop's last mark before that step
+    plus whole steps (watched, from its every clock value), in the loop's own arithmetic."""
     if served.clocks is not None:
         steps = Steps("writer", 0, served, ())
-        return lambda k: steps.times(k)[1]
-    at = [k for k, _ in served.marks]
-    step = served.step
+        ends = [steps.times(k)[1] if r > 1 else 0.0 for k, r in zip(served.last_step, replies)]
+    elif served.marks[-1][0] < min(served.last_step, default=0):  # all after its last mark
+        at, clock = served.marks[-1]  # (a busy writer's: it marks only when it idles)
+        ends = list(map(add, repeat(clock), map(mul, map(sub, served.last_step, repeat(at)),
+                                                repeat(served.step))))
+    else:
+        at = [k for k, _ in served.marks]
+        clocks = [clock for _, clock in served.marks]
+        mark = list(map(sub, map(bisect_left, repeat(at), served.last_step), repeat(1)))
+        ends = list(map(add, map(clocks.__getitem__, mark),
+                        map(mul, map(sub, served.last_step, map(at.__getitem__, mark)),
+                            repeat(served.step))))
+    if 1 in replies:
+        ends = [first if r == 1 else end for first, r, end in zip(served.first, replies, ends)]
+    return ends
 
-    def end(k):
-        m = bisect_left(at, k) - 1  # the last mark made before step k
-        mark, clock = served.marks[m]
-        return clock + (k - mark) * step
-    return end
 
-
-def who_of(starts, who):
-    """The reader of each request (None for a local one), from the readers' order of taking."""
+def by_reader(who, remote):
+    """The requests each reader read, in order, from the reader of each read (who) and the
+    requests read (remote), in the readers' order of taking."""
+    if not who:
+        return []
+    if max(who) == 0:
+        return [remote]
+    taken = sorted(range(len(who)), key=who.__getitem__)  # reader by reader, each in order
     out, k = [], 0
-    for start in starts:
-        if start is None:
-            out.append(None)
-        else:
-            out.append(who[k])
-            k += 1
+    for r in range(max(who) + 1):
+        count = who.count(r)
+        out.append(list(map(remote.__getitem__, taken[k:k + count])))
+        k += count
     return out

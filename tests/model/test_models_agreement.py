@@ -141,8 +141,13 @@ def test_most_held_is_what_held_counts():
                    for _ in range(2 * rng.randrange(0, 30))]
         intervals = [(min(a, b), max(a, b), rng.randrange(1, 9))
                      for a, b in zip(moments[::2], moments[1::2])]
-        assert memory.most_held(intervals) == memory.held(intervals)
-        assert memory.most_held(sorted(intervals)) == memory.held(intervals)
+        assert memory.most_held(*columns(intervals)) == memory.held(intervals)
+        assert memory.most_held(*columns(sorted(intervals))) == memory.held(intervals)
+
+
+def columns(intervals):
+    """(starts, ends, tokens) of (start, end, tokens) intervals, as most_held takes them."""
+    return tuple(list(column) for column in zip(*intervals)) if intervals else ([], [], [])
 
 
 @st.composite
