@@ -230,11 +230,11 @@ def make_snapshot(out, pyodide, wheel):
         data = raw.read_bytes()
     # mtime=0 keeps the date out of the file
     (out / SNAPSHOT).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
-    booted = check_snapshot(out / pyodide, out / SNAPSHOT)
+    booted, needed = check_snapshot(out / pyodide, out / SNAPSHOT)
     print(f"snapshot: {len(data) / 1e6:.1f} MB of memory, {(out / SNAPSHOT).stat().st_size / 1e6:.1f} MB "
           f"gzipped (Python {made['python']}); booted from it in Node in {booted:.1f} s, and it "
           f"gave native Python's numbers: {len(STATES) + len(UNBAKED)} settings and "
-          f"{len(PAGE_FIGURES)} figures")
+          f"{len(PAGE_FIGURES)} figures, needing the standard library's zip {needed} times")
     return len(data)
 
 
@@ -243,15 +243,20 @@ def check_snapshot(pyodide, snapshot):
     (MissingInput) unless every reply is the same. Returns the seconds the boot took."""
     requests = snapshot_requests()
     native = answer_all(Page(), requests)
-    booted, *replies = run_node(["check", pyodide, snapshot],
-                                "".join(json.dumps(r) + "\n" for r in requests))
+    booted, *replies, last = run_node(["check", pyodide, snapshot],
+                                      "".join(json.dumps(r) + "\n" for r in requests))
     if len(replies) != len(requests):
         raise MissingInput(f"snapshot.mjs check gave {len(replies)} replies to {len(requests)} requests")
     for request, reply, want in zip(requests, replies, native):
         if reply != want:
             raise MissingInput(f"the snapshot's Python does not answer as native Python does: "
                                f"{json.dumps(request)}")
-    return booted["seconds"]
+    # Booted as the page boots, with the standard library's zip empty: an import outside the
+    # snapshot must fetch it and work (snapshot.mjs, STDLIB_ON_DEMAND)
+    if not last["stdlib"]["on_demand"]:
+        raise MissingInput("the snapshot's Python could not import a module outside it: the standard "
+                           "library on demand (snapshot.mjs, STDLIB_ON_DEMAND) did not work")
+    return booted["seconds"], last["stdlib"]["needed"]
 
 
 def content_version(out, skip=(), inputs=()):
@@ -303,13 +308,15 @@ def plotly_css():
             + "".join(f"{selector}{{{body}}}\n" for selector, body in reversed(rules)))
 
 
-def python_head(wheel, version, pyodide, snapshot_bytes):
+def python_head(wheel, version, pyodide, snapshot_bytes, states_file):
     """What start.js (and hub.js) boot the worker from, for the head of index.html and
     hub.html: in the head, since start.js runs before the body is read, so that the worker
-    starts the big downloads (the wasm, the snapshot) while the page loads."""
+    starts the big downloads (the wasm, the snapshot) while the page loads. (And the states'
+    file, which the worker does not fetch but must not delete from the browser's copies.)"""
     snapshot = f"{SNAPSHOT}?v={version}"
     python = json.dumps({"version": version, "wheel": f"{wheel}?v={version}", "pyodide": pyodide,
-                         "snapshot": snapshot, "bytes": snapshot_bytes}, separators=(",", ":"))
+                         "snapshot": snapshot, "bytes": snapshot_bytes,
+                         "states": states_file["packed"]}, separators=(",", ":"))
     return "\n".join([f'<script type="application/json" id="pdsplit-python">{python}</script>',
                       f'<link rel="modulepreload" href="python.js?v={version}">'])  # the workers' client
 
@@ -321,7 +328,26 @@ def render_hub(version, head):
     return page.replace('"hub.js"', f'"hub.js?v={version}"').replace("<!--PYTHON-->", head)
 
 
-def render_page(states, wheel, version, pyodide, snapshot_bytes):
+STATES_FILE = "states.json"  # the named states' results, beside index.html (write_states)
+
+
+def write_states(out, states):
+    """The named states' numbers and figures, all but the first (the lesson's defaults, which
+    index.html carries), in a file of their own, plain and gzipped: so that index.html, which
+    a browser fetches again on every visit, stays small (issue 49: it was 0.9 MB), while these
+    are kept by the browser (web/downloads.js) under a URL that names their content. Returns
+    {"plain": ..., "packed": ...}, those URLs relative to the page."""
+    data = json.dumps(states[1:], separators=(",", ":")).encode()
+    tag = hashlib.sha256(data).hexdigest()[:12]
+    (out / STATES_FILE).write_bytes(data)
+    (out / f"{STATES_FILE}.gz").write_bytes(gzip.compress(data, 9, mtime=0))
+    return {"plain": f"{STATES_FILE}?v={tag}", "packed": f"{STATES_FILE}.gz?v={tag}"}
+
+
+def render_page(states, wheel, version, pyodide, snapshot_bytes, states_file):
+    """index.html: the lesson's text with the defaults' numbers in place, and what app.js
+    needs before Python: the settings table, and the named states (their names and settings,
+    and the defaults' results; the others' are in states_file, write_states)."""
     default = states[0]["compare"]
     shown = default["shown"]
     headline = html.escape(HEADLINE)
@@ -339,7 +365,10 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
              # those it shows stage by stage as they are worked out (Figure.stages)
              "sketched": [name for name, f in FIGURES.items() if f.sketch],
              "staged": [name for name, f in FIGURES.items() if f.stages],
-             "pyodide": pyodide, "version": version, "states": states,
+             "pyodide": pyodide, "version": version,
+             "states": states[:1] + [{key: state[key] for key in ("name", "label", "group", "settings")}
+                                     for state in states[1:]],
+             "states_file": states_file,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version
     data = json.dumps(baked, separators=(",", ":")).replace("</", "<\\/")
     page = (WEB / "index.html").read_text()
@@ -361,7 +390,7 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes):
            for key, text in constants.items()},
     }.items():
         page = page.replace("{{" + key + "}}", value)
-    page = page.replace("<!--PYTHON-->", python_head(wheel, version, pyodide, snapshot_bytes))
+    page = page.replace("<!--PYTHON-->", python_head(wheel, version, pyodide, snapshot_bytes, states_file))
     return page.replace("<!--BAKED-->",
                         f'<script type="application/json" id="pdsplit-baked">{data}</script>')
 
@@ -387,8 +416,11 @@ def build(out):
     copy_docs(out / "docs")
     version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])
     versioned(out, version)
-    (out / "index.html").write_text(render_page(bake(Lab()), wheel, version, pyodide, snapshot_bytes))
-    (out / "hub.html").write_text(render_hub(version, python_head(wheel, version, pyodide, snapshot_bytes)))
+    states = bake(Lab())
+    states_file = write_states(out, states)
+    (out / "index.html").write_text(render_page(states, wheel, version, pyodide, snapshot_bytes, states_file))
+    (out / "hub.html").write_text(render_hub(version, python_head(wheel, version, pyodide, snapshot_bytes,
+                                                                  states_file)))
     files = sorted(p for p in out.rglob("*") if p.is_file())
     total = 0
     for path in files:

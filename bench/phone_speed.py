@@ -95,9 +95,10 @@ def visit(context, site, url, phone, plain=False):
         page.evaluate("window.pdsplit.ready")
         ready = page.evaluate("window.pdsplit.timings.pythonReady")
         kept = page.evaluate("window.pdsplit.python()").get("kept", [])
-        # a learner stays longer than the moment the browser takes to store what came
+        # a learner stays longer than the moment the browser takes to store what came (the
+        # core, the standard library, the snapshot and the named states' results)
         page.evaluate("""async () => {
-            for (let i = 0; i < 600 && (await (await caches.open("pdsplit")).keys()).length < 3; i++)
+            for (let i = 0; i < 600 && (await (await caches.open("pdsplit")).keys()).length < 4; i++)
                 await new Promise((resolve) => setTimeout(resolve, 50));
         }""")
     sent = list(site.handler.sent)

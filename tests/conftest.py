@@ -72,6 +72,16 @@ class Server(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def baked():
+    """What index.html bakes for app.js (#pdsplit-baked), its named states whole: those whose
+    results are in the states' file (build.py, write_states) given them back."""
+    page = (DIST / "index.html").read_text()
+    data = json.loads(re.search(r'id="pdsplit-baked">(.*?)</script>', page, re.S).group(1))
+    whole = {state["name"]: state for state in json.loads((DIST / "states.json").read_text())}
+    data["states"] = [{**state, **whole.get(state["name"], {})} for state in data["states"]]
+    return data
+
+
 @pytest.fixture(scope="session")
 def site():
     if not (DIST / "index.html").is_file():

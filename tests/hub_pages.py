@@ -28,7 +28,7 @@ class CountingHandler(StrictHandler):
 
     def copyfile(self, source, outputfile):
         data = source.read()
-        self.sent.append((self.path.split("?", 1)[0].rsplit("/", 1)[-1], len(data)))
+        self.sent.append((self.path.split("?", 1)[0].rsplit("/", 1)[-1] or "index.html", len(data)))
         outputfile.write(data)
 
 

@@ -18,6 +18,7 @@ import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
 import { Watch } from "./watch.js";
+import { download, forget, unpacked } from "./downloads.js";
 
 const MAIN = ["goodput", "gap"]; // the two main charts, drawn by the numbers' worker
 const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
@@ -39,7 +40,7 @@ const ADDRESS_AFTER = 300; // ms without a change: then the address bar follows 
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
   "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
 
-/** @type {{schema: any[], later: Record<string, number|string>, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare: any, figures: Record<string, any>}[]}} */
+/** @type {{schema: any[], later: Record<string, number|string>, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare?: any, figures?: Record<string, any>}[], states_file?: {plain: string, packed: string}}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
 const table = new SettingsTable(baked.schema, baked.later);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -343,19 +344,20 @@ function firstPoints(name, source) {
  */
 function drawBaked(spread = false) {
   const key = keyOf(settings);
-  const state = baked.states.find((s) => keyOf(s.settings) === key);
-  if (!state) return false;
+  const state = baked.states.find((s) => keyOf(s.settings) === key && s.compare);
+  if (!state?.figures) return false;
+  const figures = state.figures;
   drawNumbers(state.compare, "baked");
   const order = [...mainCharts(), ...laneFigures()];
   if (!spread) {
-    for (const name of order) drawFigure(name, state.figures[name], "baked");
+    for (const name of order) drawFigure(name, figures[name], "baked");
     return true;
   }
   bakedDrawn = (async () => {
     for (const name of order) {
       await new Promise((next) => setTimeout(next));
       if (keyOf(settings) !== key) return; // the user moved on: drawn by change()
-      drawFigure(name, state.figures[name], "baked");
+      drawFigure(name, figures[name], "baked");
     }
   })();
   return true;
@@ -722,6 +724,37 @@ showFurther();
 drawControls();
 if (!drawBaked(true)) document.body.classList.add("stale");
 sayStatus();
+loadStates();
+
+/**
+ * The named states' results beyond the defaults' (which index.html carries), from a file of
+ * their own (build.py, write_states), so that index.html, fetched again on every visit, stays
+ * small: kept by this browser like Python's big files (downloads.js), gzipped where the
+ * browser can unpack it. Until it has come, a named state waits for Python like any other
+ * settings; once it has, the current settings' baked result is shown if Python has not
+ * shown its own. A file that cannot be had leaves every state to Python.
+ */
+async function loadStates() {
+  const file = baked.states_file;
+  if (!file) return;
+  const url = new URL(typeof DecompressionStream === "function" ? file.packed : file.plain, location.href).href;
+  /** @type {{name: string, compare: any, figures: Record<string, any>}[]} */ let found;
+  try {
+    const response = await download(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    found = JSON.parse(await new Response(await unpacked(response)).text());
+    for (const full of found) {
+      const state = baked.states.find((s) => s.name === full.name);
+      if (state) Object.assign(state, { compare: full.compare, figures: full.figures });
+    }
+  } catch (e) {
+    forget(url); // a kept copy that is wrong is not used again
+    console.warn(`the named states' results could not be read (${url}): ${e}; Python works them out`);
+    return;
+  }
+  dispatchEvent(new CustomEvent("pdsplit:states", { detail: { count: found.length } }));
+  if ((gaveUp || !pythonReady) && onScreen?.key !== keyOf(settings)) drawBaked(true);
+}
 
 /**
  * Once what the newest settings need is on screen ("numbers", or "charts": every chart and

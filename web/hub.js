@@ -11,7 +11,7 @@ import { Python, PythonUnavailable, WorkerLost, workerURL } from "./python.js";
 import { hubChannel, pieceChannel } from "./hub-client.js";
 
 const hub = new URLSearchParams(location.search).get("hub") ?? "";
-/** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} */
+/** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number, states?: string}} */
 const config = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-python")).textContent ?? "{}");
 
 // Without BroadcastChannel (or an id) no piece could reach it: then it boots nothing, and each

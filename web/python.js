@@ -32,11 +32,12 @@ export const MAX_FAILED_STARTS = 3;
 /**
  * The worker's script, with what it boots from: the build's JSON (index.html's and hub.html's
  * #pdsplit-python). worker.js sits beside this module.
- * @param {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} config
+ * @param {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number, states?: string}} config
  */
 export function workerURL(config) {
   return new URL(`./worker.js?${new URLSearchParams({
     v: config.version, wheel: config.wheel, pyodide: config.pyodide, snapshot: config.snapshot, bytes: String(config.bytes),
+    states: config.states ?? "",
   })}`, import.meta.url);
 }
 

@@ -8,7 +8,7 @@
 import { Python, workerURL as workerOf } from "./python.js";
 import { SharedPython, hubOf } from "./hub-client.js";
 
-/** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number}} */
+/** @type {{version: string, wheel: string, pyodide: string, snapshot: string, bytes: number, states?: string}} */
 const config = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-python")).textContent ?? "{}");
 
 /** The worker's script, with what it boots from. */

@@ -50,6 +50,11 @@ const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {strin
 const snapshotBytes = Number(here.searchParams.get("bytes"));
 // the big files this build asks for, which the browser keeps (downloads.js)
 const big = [packedWasmURL, wasmURL, stdlibURL, ...(snapshotURL ? [snapshotURL] : [])];
+// and the named states' results, which the page keeps the same way (app.js): not to be tidied
+const statesURLs = here.searchParams.get("states")
+  ? [new URL(/** @type {string} */ (here.searchParams.get("states")), here).href,
+    new URL(/** @type {string} */ (here.searchParams.get("states")).replace(".json.gz", ".json"), here).href]
+  : [];
 
 /** An error that no second try in this browser would mend. */
 class Fatal extends Error {}
@@ -119,8 +124,9 @@ async function compileWasm() {
  * downloads and instantiates its wasm itself, in a callback that, if that fails, only logs a
  * warning and never settles loadPyodide. Meanwhile, its download of the wasm is answered
  * with nothing, and its instantiation uses `wasm`; a failure of either rejects. Its download
- * of the standard library is answered, the first time, by `stdlib`, started with the rest:
- * Pyodide starts it only once its script has run, and it then came last (measured here).
+ * of the standard library is answered, the first time, by `stdlib`, started with the rest
+ * (Pyodide starts it only once its script has run, and it then came last, measured here), or
+ * empty for a boot from the snapshot.
  * @template T @param {() => Promise<T>} boot @param {Promise<WebAssembly.Module>} wasm
  * @param {{response: Promise<Response>|null}} stdlib  taken by the first boot that asks
  * @returns {Promise<T>}
@@ -175,12 +181,15 @@ async function boot(request) {
     throw new Fatal("this browser cannot run WebAssembly");
   }
   // Everything at once: the wasm (compiled as it arrives) and the snapshot (unpacked as it
-  // arrives), given by another worker or downloaded, the standard library and Pyodide's
-  // two scripts.
+  // arrives), given by another worker or downloaded, and Pyodide's two scripts.
   const wasm = request.wasm ? Promise.resolve(request.wasm) : compileWasm();
   wasm.catch(() => {}); // its failure is handled by withDownloads
-  const stdlib = { response: download(stdlibURL) };
-  stdlib.response.catch(() => {}); // Pyodide says so, if it fails
+  // The standard library's zip (2.5 MB): a boot from the snapshot needs none of it (every
+  // module the simulator imports is in the snapshot), so Pyodide is given an empty one, and
+  // the snapshot's Python fetches the whole should an import ever need it (snapshot.mjs,
+  // STDLIB_ON_DEMAND, from this URL). A plain boot downloads it.
+  /** @type {any} */ (self).pdsplitStdlib = stdlibURL;
+  const noStdlib = { response: Promise.resolve(new Response(new Uint8Array(0))) };
   const given = request.snapshot?.length === snapshotBytes ? request.snapshot : null;
   const snapshot = given ?? new Uint8Array(snapshotBytes);
   const filled = given ? Promise.resolve() : fetchSnapshot(snapshot);
@@ -198,7 +207,7 @@ async function boot(request) {
       indexURL: pyodideDir,
       _loadSnapshot: snapshot,
       createPyodideModule: async (/** @type {any} */ settings) => (await Promise.all([createPyodideModule(settings), filled]))[0],
-    }), wasm, stdlib);
+    }), wasm, noStdlib);
     pyodide.runPython("import random; random.seed()"); // not the state frozen in the snapshot
     if (pyodide._api?.config) pyodide._api.config._loadSnapshot = undefined; // Pyodide keeps its options: 31 MB
     if (request.keep) kept = { snapshot, wasm: await wasm };
@@ -208,6 +217,8 @@ async function boot(request) {
     pyodide = null;
   }
   if (!pyodide) {
+    const stdlib = { response: download(stdlibURL) };
+    stdlib.response.catch(() => {}); // Pyodide says so, if it fails
     pyodide = await withDownloads(() => loadPyodide({ indexURL: pyodideDir, createPyodideModule }), wasm, stdlib);
     const failures = [];
     // loadPackage resolves even when a package fails to load: the import below is the check.
@@ -231,7 +242,7 @@ async function boot(request) {
     kept: [...fromDisk], // the files this browser had kept from an earlier visit
   };
   // the copies older builds of this folder kept
-  tidy(new URL("./", here).href, big);
+  tidy(new URL("./", here).href, [...big, ...statesURLs]);
   return { pyodide, handle: page.handle, info };
 }
 

@@ -20,7 +20,7 @@ from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
 from sim.show.states import group
 
-from conftest import DIST, open_page
+from conftest import BOOT_TIMEOUT, baked as baked_page, open_page
 from test_page_a11y import SCAN, axe_source  # noqa: F401 (a fixture)
 from test_page_layout import assert_fits
 from test_page_results import BARE_NUMBERS
@@ -275,8 +275,7 @@ def test_every_number_with_the_new_controls_is_marked(chips):
 
 
 def test_the_build_bakes_the_new_states_with_their_economics_and_chip_mix():
-    page = (DIST / "index.html").read_text()
-    baked = json.loads(re.search(r'id="pdsplit-baked">(.*?)</script>', page, re.S).group(1))
+    baked = baked_page()
     assert baked["examples"] == example_prices()
     names = [state["name"] for state in baked["states"]]
     assert {"splitwise-ha", "writers-capped", "dynamo-queue"} <= set(names)
@@ -288,7 +287,8 @@ def test_the_build_bakes_the_new_states_with_their_economics_and_chip_mix():
 
 def test_a_named_state_shows_its_economics_before_python_is_up(browser, site):
     """Baked: the Splitwise-HA state's good requests per dollar and figure 9 are on screen from
-    the page's own HTML, once its baked charts are drawn, before Python's numbers."""
+    the build's states file (fetched beside index.html), once its baked charts are drawn,
+    before Python's numbers."""
     record = """addEventListener('pdsplit:settled', (e) => {
         if (e.detail.source === 'baked' && !window.__baked) window.__baked = {
             economics: document.getElementById('caption-economics').textContent,
@@ -297,13 +297,39 @@ def test_a_named_state_shows_its_economics_before_python_is_up(browser, site):
     });"""
     changes = dict(NEW_STATES[0][2])
     query = "&".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in changes.items())
-    page = open_page(browser, f"{site}?{query}", script=record)
+    # Its results come in the states' file: Python's snapshot is held until the baked charts
+    # are drawn, so that they come first whatever the order of the downloads.
+    held, came = [], []
+
+    def snapshot(route):
+        if came:
+            route.continue_()
+        else:
+            held.append(route)
+
+    def baked_drawn():
+        came.append(True)
+        for route in held:
+            route.continue_()
+        held.clear()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(record + """addEventListener('pdsplit:settled', (e) => {
+        if (e.detail.source === 'baked') window.bakedDrawn();
+    });""")
+    context.expose_function("bakedDrawn", baked_drawn)
+    context.route("**/snapshot.bin.gz*", snapshot)
     try:
+        page = context.new_page()
+        page.set_default_timeout(BOOT_TIMEOUT)
+        page.goto(f"{site}?{query}")
+        page.evaluate("window.pdsplit.ready")
         s = sim.Settings().but(**changes).as_dict()
         assert page.evaluate("window.__baked") == {"economics": native_figure("economics", s)["caption"],
                                                    "chips": native_figure("chips", s)["caption"], "drawn": True}
+        assert page.evaluate("window.pdsplit.python()")["boot"] == "snapshot"
     finally:
-        page.context.close()
+        context.close()
 
 
 # ---- a phone and a laptop; the accessibility scan ----

@@ -8,9 +8,10 @@ has booted, and a kept copy that is wrong is forgotten and fetched again."""
 from urllib.parse import urlparse
 
 import sim
-from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, Watch
+from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, DIST, Watch
 
-BIG = ("pyodide.asm.wasm.gz", "python_stdlib.zip", "snapshot.bin.gz")
+BIG = ("pyodide.asm.wasm.gz", "snapshot.bin.gz")  # what a boot from the snapshot downloads
+STATES = "states.json.gz"  # the named states' results, which the page keeps too
 
 
 def visit(context, url):
@@ -53,17 +54,18 @@ def test_a_second_visit_starts_from_disk(browser, site):
     try:
         first = visit(context, site)
         names = fetched(first)
-        assert all(names.count(name) == 1 for name in BIG), names
+        assert all(names.count(name) == 1 for name in (*BIG, STATES)), names
         assert "pyodide.asm.wasm" not in names  # the packed core, unpacked as it came
+        assert "python_stdlib.zip" not in names  # a boot from the snapshot needs none of it
         info = first.evaluate("window.pdsplit.python()")
         assert info["boot"] == "snapshot" and info["kept"] == []
         assert first.evaluate("window.pdsplit.result()") == sim.compare()
-        until(first, "async (n) => (await (await caches.open('pdsplit')).keys()).length >= n", len(BIG))
+        until(first, "async (n) => (await (await caches.open('pdsplit')).keys()).length >= n", len(BIG) + 1)
         first.close()
 
         second = visit(context, site + "?rps=10")  # a fresh tab, the same profile
         names = fetched(second)
-        assert not set(BIG) & set(names) and "pyodide.asm.wasm" not in names, names
+        assert not {*BIG, STATES, "python_stdlib.zip", "pyodide.asm.wasm"} & set(names), names
         info = second.evaluate("window.pdsplit.python()")
         assert set(BIG) <= set(info["kept"]) and info["boot"] == "snapshot"
         assert "which this browser kept from an earlier visit" in second.text_content("#status")
@@ -122,6 +124,7 @@ def test_older_builds_copies_go_and_a_wrong_copy_is_fetched_again(browser, site)
         cut = visit(context, site)
         info = cut.evaluate("window.pdsplit.python()")
         assert info["boot"] == "plain" and "corrupt" in info["fallback"]
+        assert "python_stdlib.zip" in fetched(cut)  # a plain boot needs the whole of it
         assert cut.evaluate("window.pdsplit.result()") == sim.compare()
         until(cut, "async (u) => !(await (await caches.open('pdsplit')).keys()).some((r) => r.url === u)",
               folder + "snapshot.bin.gz?v=000000000000")
@@ -147,10 +150,36 @@ def test_without_a_cache_api_every_visit_downloads_as_before(browser_type, brows
         for rps in (4, 10):
             page = visit(context, url + f"?rps={rps}")
             assert page.evaluate("window.isSecureContext") is False
-            assert all(name in fetched(page) for name in BIG)
+            assert all(name in fetched(page) for name in (*BIG, STATES))
             info = page.evaluate("window.pdsplit.python()")
             assert info["boot"] == "snapshot" and info["kept"] == []
             assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=rps)
             page.close()
     finally:
         browser.close()
+
+
+def test_the_standard_library_waits_in_reach_of_the_worker(browser, strict_site):
+    """A boot from the snapshot fetches no standard library: should an import need it, the
+    snapshot's Python fetches it then with a synchronous request from the worker (snapshot.mjs,
+    STDLIB_ON_DEMAND, which the build checks in Node). Here, on the strict host, the worker
+    can make that request to the URL it gives Python, and gets the whole zip."""
+    context = browser.new_context()
+    try:
+        page = visit(context, strict_site.url)
+        assert "python_stdlib.zip" not in fetched(page)
+        (worker,) = [w for w in page.workers if "worker.js" in w.url]
+        got = worker.evaluate("""() => {
+            const request = new XMLHttpRequest();
+            request.open("GET", self.pdsplitStdlib, false);
+            request.responseType = "arraybuffer";
+            request.send();
+            return {status: request.status, bytes: request.response.byteLength, url: self.pdsplitStdlib};
+        }""")
+        (zipped,) = DIST.glob("pyodide/*/python_stdlib.zip")
+        assert got["status"] == 200 and got["bytes"] == zipped.stat().st_size
+        assert urlparse(got["url"]).path.endswith(f"/pyodide/{zipped.parent.name}/python_stdlib.zip")
+        assert page.evaluate("window.pdsplit.result()") == sim.compare()
+        assert strict_site.reports == []  # nothing the CSP refused
+    finally:
+        context.close()
