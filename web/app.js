@@ -13,7 +13,7 @@ import { figureWorker, python, workerURL } from "./start.js";
 import { Job, Latest, deferred } from "./latest.js";
 import { help } from "./help.js";
 import { Address } from "./address.js";
-import { applyTheme, put, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
+import { applyTheme, plotlyCame, plotlyHere, put, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
 import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
@@ -559,15 +559,21 @@ function sayStatus() {
     showStatus(status, `The simulator stopped: ${lostBecause}. A new one is starting, and your settings go to it.`, "busy");
   } else if (pythonReady) {
     // a piece of a course page: a quiet note, unless it tells of a restart (healing speaks up)
-    showStatus(status, readyStatus, "info", view.embed && !restartedLast);
-  } else if (forThese) {
-    showStatus(status, "Python is starting in your browser; until it is ready, the numbers shown were worked out for these settings when this page was built.", "busy");
+    showStatus(status, readyStatus + charts(), "info", view.embed && !restartedLast);
   } else {
-    showStatus(status, onScreen
-      ? "Python is still starting: the numbers shown (dimmed) are for an earlier setting; yours follow as soon as it is ready."
-      : "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.", "busy");
+    // what the learner waits for: Python, and the charts' library if it has not come
+    showStatus(status, (forThese
+      ? "Python is starting in your browser; until it is ready, the numbers shown were worked out for these settings when this page was built."
+      : onScreen
+        ? "Python is still starting: the numbers shown (dimmed) are for an earlier setting; yours follow as soon as it is ready."
+        : "Python is starting in your browser; the numbers for these settings follow as soon as it is ready.") + charts(), "busy");
   }
 }
+/** What the status line adds while the charts' library has not come (index.html loads it async). */
+function charts() {
+  return plotlyHere() ? "" : " The charts follow as soon as their library has loaded.";
+}
+plotlyCame.then(sayStatus);
 
 /**
  * Have the simulator read a file of one's own (in the worker, where the file goes as it is:
@@ -700,8 +706,9 @@ const resized = new ResizeObserver((entries) => {
     const name = target.id.slice("chart-".length);
     if (before === undefined || before === contentRect.width || !chartsOnScreen[name]) continue;
     const chart = /** @type {HTMLElement} */ (target);
-    // the newest figure once Plotly has fitted the chart to its new width
-    Plotly.Plots.resize(chart).then(() => showFigure(chart, null, chartsOnScreen[name], true));
+    // the newest figure once Plotly has fitted the chart to its new width (or, should Plotly
+    // not have come yet, once it has drawn the chart's figure: then at this width)
+    (plotlyHere() ? Plotly.Plots.resize(chart) : plotlyCame).then(() => showFigure(chart, null, chartsOnScreen[name], true));
   }
 });
 for (const chart of document.querySelectorAll(".plot")) resized.observe(chart);

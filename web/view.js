@@ -408,13 +408,28 @@ export function showFigure(chart, caption, reply, force = false) {
 }
 
 /**
- * A chart's draw, at once, or after its last one if that is not finished: what it shows (null:
- * shown on return). @param {HTMLElement} chart
+ * Plotly, once its script has run. index.html loads it `async`: the controls, the text and
+ * the baked numbers do not wait for its 1.2 MB, which on a phone's network share the line
+ * with Python's download (issue 49); a chart asked for before it has come is drawn when it
+ * has. (Should it never come, the charts stay empty and the rest of the page works.)
+ * @type {Promise<void>}
+ */
+export const plotlyCame = new Promise((resolve) => {
+  if (typeof Plotly === "object") resolve();
+  else document.getElementById("plotly-script")?.addEventListener("load", () => resolve());
+});
+
+/** Whether Plotly has come (plotlyCame), to draw with it at once. */
+export const plotlyHere = () => typeof Plotly === "object";
+
+/**
+ * A chart's draw, at once, or after its last one if that is not finished (or Plotly has not
+ * come yet): what it shows (null: shown on return). @param {HTMLElement} chart
  * @param {() => {shown: Promise<void>|null, finished: Promise<unknown>|null}} draw
  * @returns {Promise<void>|null}
  */
 function inTurn(chart, draw) {
-  const last = unfinished.get(chart);
+  const last = unfinished.get(chart) ?? (plotlyHere() ? undefined : plotlyCame);
   if (!last) {
     const now = draw();
     if (now.finished) whilePending(unfinished, chart, now.finished);
