@@ -183,3 +183,42 @@ def test_the_standard_library_waits_in_reach_of_the_worker(browser, strict_site)
         assert strict_site.reports == []  # nothing the CSP refused
     finally:
         context.close()
+
+
+def test_without_decompression_the_plain_states_file_is_read(browser, site):
+    """A page whose browser cannot unpack gzip reads the named states' results from the plain
+    states.json: a named state's baked numbers are shown before Python (its snapshot held
+    until they are) and equal native Python's."""
+    held, shown = [], []
+
+    def snapshot(route):
+        if shown:
+            route.continue_()
+        else:
+            held.append(route)
+
+    def baked_shown():
+        shown.append(True)
+        for route in held:
+            route.continue_()
+        held.clear()
+
+    context = browser.new_context()
+    context.add_init_script("""delete globalThis.DecompressionStream;
+        addEventListener('pdsplit:numbers', (e) => {
+            if (e.detail.source === 'baked' && !window.__baked) {
+                window.__baked = window.pdsplit.result();
+                window.bakedShown();
+            }
+        });""")
+    context.expose_function("bakedShown", baked_shown)
+    context.route("**/snapshot.bin.gz*", snapshot)
+    try:
+        page = visit(context, site + "?rps=10")  # "Busy: 10 req/s", a named state
+        names = fetched(page)
+        assert "states.json" in names and STATES not in names, names
+        assert page.evaluate("window.__baked") == sim.compare(rps=10)
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10)  # Python's, then
+        assert page.watch.console_errors() == []
+    finally:
+        context.close()
