@@ -82,6 +82,28 @@ def baked():
     return data
 
 
+def hold_snapshot_until(context, name):
+    """Hold Python's snapshot download in `context` until the page calls window.<name>() (an
+    init script says when): what the page shows before Python comes first, whatever the order
+    of the downloads."""
+    held, released = [], []
+
+    def snapshot(route):
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    def release():
+        released.append(True)
+        for route in held:
+            route.continue_()
+        held.clear()
+
+    context.expose_function(name, release)
+    context.route("**/snapshot.bin.gz*", snapshot)
+
+
 @pytest.fixture(scope="session")
 def site():
     if not (DIST / "index.html").is_file():

@@ -20,7 +20,7 @@ from sim.show.economics import example_prices
 from sim.show.figures import FIGURES
 from sim.show.states import group
 
-from conftest import BOOT_TIMEOUT, baked as baked_page, open_page
+from conftest import BOOT_TIMEOUT, baked as baked_page, hold_snapshot_until, open_page
 from test_page_a11y import SCAN, axe_source  # noqa: F401 (a fixture)
 from test_page_layout import assert_fits
 from test_page_results import BARE_NUMBERS
@@ -299,26 +299,11 @@ def test_a_named_state_shows_its_economics_before_python_is_up(browser, site):
     query = "&".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in changes.items())
     # Its results come in the states' file: Python's snapshot is held until the baked charts
     # are drawn, so that they come first whatever the order of the downloads.
-    held, came = [], []
-
-    def snapshot(route):
-        if came:
-            route.continue_()
-        else:
-            held.append(route)
-
-    def baked_drawn():
-        came.append(True)
-        for route in held:
-            route.continue_()
-        held.clear()
-
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.add_init_script(record + """addEventListener('pdsplit:settled', (e) => {
         if (e.detail.source === 'baked') window.bakedDrawn();
     });""")
-    context.expose_function("bakedDrawn", baked_drawn)
-    context.route("**/snapshot.bin.gz*", snapshot)
+    hold_snapshot_until(context, "bakedDrawn")
     try:
         page = context.new_page()
         page.set_default_timeout(BOOT_TIMEOUT)

@@ -8,7 +8,7 @@ has booted, and a kept copy that is wrong is forgotten and fetched again."""
 from urllib.parse import urlparse
 
 import sim
-from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, DIST, Watch
+from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, DIST, Watch, hold_snapshot_until
 
 BIG = ("pyodide.asm.wasm.gz", "snapshot.bin.gz")  # what a boot from the snapshot downloads
 STATES = "states.json.gz"  # the named states' results, which the page keeps too
@@ -189,20 +189,6 @@ def test_without_decompression_the_plain_states_file_is_read(browser, site):
     """A page whose browser cannot unpack gzip reads the named states' results from the plain
     states.json: a named state's baked numbers are shown before Python (its snapshot held
     until they are) and equal native Python's."""
-    held, shown = [], []
-
-    def snapshot(route):
-        if shown:
-            route.continue_()
-        else:
-            held.append(route)
-
-    def baked_shown():
-        shown.append(True)
-        for route in held:
-            route.continue_()
-        held.clear()
-
     context = browser.new_context()
     context.add_init_script("""delete globalThis.DecompressionStream;
         addEventListener('pdsplit:numbers', (e) => {
@@ -211,8 +197,7 @@ def test_without_decompression_the_plain_states_file_is_read(browser, site):
                 window.bakedShown();
             }
         });""")
-    context.expose_function("bakedShown", baked_shown)
-    context.route("**/snapshot.bin.gz*", snapshot)
+    hold_snapshot_until(context, "bakedShown")
     try:
         page = visit(context, site + "?rps=10")  # "Busy: 10 req/s", a named state
         names = fetched(page)
