@@ -118,14 +118,49 @@ sys.meta_path.insert(0, StdlibOnDemand)
 del StdlibOnDemand
 `;
 
+/**
+ * Zero the memory no one holds, so that the snapshot's gzip is smaller: of its 31 MB, about
+ * 7 MB are blocks the warm-up used and freed, still holding their old bytes (and the C
+ * stack below its pointer, idle while JavaScript runs). Every free block the allocator has
+ * is taken, largest first, zeroed, and given back; the memory is kept from growing
+ * meanwhile (a malloc that would grow it fails instead), so the snapshot keeps its size.
+ * Measured: 6.86 MB gzipped before, 6.01 MB after; what Python holds is untouched.
+ * @returns {number} the bytes zeroed
+ */
+function zeroFreeMemory(pyodide) {
+  const M = pyodide._module;
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = () => { throw new RangeError("kept from growing"); };
+  const taken = [];
+  let zeroed = 0;
+  try {
+    for (let size = 1 << 24; size >= 8; size >>= 1) {
+      for (let block = M._malloc(size); block; block = M._malloc(size)) {
+        M.HEAPU8.fill(0, block, block + size);
+        taken.push(block);
+        zeroed += size;
+      }
+    }
+  } finally {
+    WebAssembly.Memory.prototype.grow = grow;
+    for (const block of taken) M._free(block);
+  }
+  const stackEnd = M._emscripten_stack_get_end(); // the stack grows down, towards its end
+  M.HEAPU8.fill(0, stackEnd, M._emscripten_stack_get_current());
+  return zeroed;
+}
+
 async function make(wheelPath, out) {
   const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true, ...quiet });
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheelPath)), "wheel"); // what micropip installs
   pyodide.runPython(WARM_UP);
   pyodide.runPython(STDLIB_ON_DEMAND);
+  const size = pyodide._module.HEAPU8.length;
+  const zeroed = zeroFreeMemory(pyodide);
+  if (pyodide._module.HEAPU8.length !== size) throw new Error("the memory grew while it was zeroed");
   const snapshot = pyodide.makeMemorySnapshot();
   writeFileSync(out, snapshot);
-  process.stdout.write(JSON.stringify({ bytes: snapshot.length, python: pyodide.runPython("import sys; sys.version.split()[0]") }) + "\n");
+  process.stdout.write(JSON.stringify({ bytes: snapshot.length, zeroed, python: pyodide.runPython("import sys; sys.version.split()[0]") }) + "\n");
 }
 
 /**

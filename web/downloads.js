@@ -51,6 +51,26 @@ export async function download(url) {
 }
 
 /**
+ * The response kept for `url`, else the one `make` gives, kept for next time: for a file the
+ * service worker makes (sw.js, a script unpacked), which, answered from this cache, the
+ * browser may also keep compiled.
+ * @param {string} url @param {() => Promise<Response>} make @returns {Promise<Response>}
+ */
+export async function made(url, make) {
+  const cache = await open();
+  const found = cache ? await cache.match(url).catch(() => undefined) : undefined;
+  if (found) return found;
+  const response = await make();
+  if (!cache) return response;
+  try {
+    await cache.put(url, response);
+    return (await cache.match(url)) ?? Promise.reject(new Error("not kept"));
+  } catch {
+    return await make(); // full, or quota: made again, and not kept
+  }
+}
+
+/**
  * Forget the kept copy of `url`: it could not be used (corrupt, or refused), so the next try
  * downloads it again.
  * @param {string} url
@@ -63,15 +83,17 @@ export async function forget(url) {
 /**
  * Once Python has booted: delete the copies kept for older builds of this folder (`folder`,
  * the page's own), that is every one of its entries but `current`, the URLs this build asks
- * for. Another folder's (another lesson's build) are left alone.
- * @param {string} folder @param {string[]} current
+ * for, and those named by this build's `version` (?v=: Plotly's, which the service worker
+ * kept). Another folder's (another lesson's build) are left alone.
+ * @param {string} folder @param {string[]} current @param {string} version
  */
-export async function tidy(folder, current) {
+export async function tidy(folder, current, version) {
   const cache = await open();
   if (!cache) return;
   try {
     for (const request of await cache.keys()) {
-      if (request.url.startsWith(folder) && !current.includes(request.url)) await cache.delete(request);
+      const mine = current.includes(request.url) || new URL(request.url).searchParams.get("v") === version;
+      if (request.url.startsWith(folder) && !mine) await cache.delete(request);
     }
   } catch {
     // nothing kept is lost by a tidy that did not finish: it is tried again next boot

@@ -53,19 +53,71 @@ export class WorkerLost extends Error {
 /** The browser could not run the simulator: no more tries. */
 export class PythonUnavailable extends Error {}
 
+/** How long a page waits at most for its service worker (sw.js) before it starts the
+ * simulator's worker without it (ms): the first visit's wait is one small file's download. */
+const SERVICE_WORKER_WAIT = 3000;
+/** @type {Promise<boolean>|null} */
+let serviceWorker = null;
+
+/**
+ * Once this page is served by its service worker (sw.js: it unpacks Pyodide's JavaScript
+ * core from its gzipped copy), or cannot be: true if it is. A worker made after it is
+ * served by it too. On a first visit it registers sw.js and waits for it to take the page
+ * (at most SERVICE_WORKER_WAIT); where there are no service workers (a browser, a profile
+ * or a host without them) or it fails, at once false, and the worker imports the plain
+ * file, as before there was one.
+ * @returns {Promise<boolean>}
+ */
+export function underServiceWorker() {
+  serviceWorker ??= (async () => {
+    const container = navigator.serviceWorker;
+    if (!container || typeof DecompressionStream !== "function") return false;
+    if (container.controller) return true;
+    try {
+      const registration = await container.register(new URL("./sw.js", import.meta.url), { type: "module" });
+      const coming = registration.installing ?? registration.waiting;
+      if (container.controller) return true;
+      if (!coming) return false; // active, but not for this page (a reload that bypassed it)
+      return await new Promise((resolve) => {
+        container.addEventListener("controllerchange", () => resolve(true), { once: true });
+        coming.addEventListener("statechange", () => coming.state === "redundant" && resolve(false));
+        setTimeout(() => resolve(Boolean(container.controller)), SERVICE_WORKER_WAIT);
+      });
+    } catch {
+      return false; // refused: no sw.js, an insecure origin, a blocked profile
+    }
+  })();
+  return serviceWorker;
+}
+
 /** One worker, and the requests it has not answered yet. */
 class PythonWorker {
   /** @param {URL} url @param {(reason: string) => void} onLost */
   constructor(url, onLost) {
-    this.worker = new Worker(url, { type: "module" });
+    /** @type {Worker|null} made once the service worker serves this page, or cannot */
+    this.worker = null;
+    /** @type {[any, Transferable[]][]} what was sent before the worker was made */
+    this.unsent = [];
     this.onLost = onLost;
     this.nextId = 1;
     this.booted = false;
     /** @type {string|null} */ this.lost = null;
     /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
     this.waiting = new Map();
+    /** @type {() => void} */ let running = () => {};
+    /** Settles once the worker runs (its first message), or was ended first. */
+    this.running = new Promise((resolve) => { running = resolve; });
+    this.nowRunning = running;
+    underServiceWorker().then(() => this.begin(url));
+  }
+
+  /** Make the worker, and send it what was asked meanwhile. @param {URL} url */
+  begin(url) {
+    if (this.lost) return;
+    this.worker = new Worker(url, { type: "module" });
     this.worker.onmessage = (event) => {
       const { id, result, error, fatal } = event.data;
+      this.nowRunning();
       const call = this.waiting.get(id);
       if (!call) return;
       this.waiting.delete(id);
@@ -78,6 +130,8 @@ class PythonWorker {
       this.lose(`it failed (${event.message || "its script did not load"})`);
     };
     this.worker.onmessageerror = () => this.lose("one of its replies could not be read");
+    for (const [message, transfer] of this.unsent) this.worker.postMessage(message, transfer);
+    this.unsent = [];
   }
 
   /**
@@ -92,7 +146,8 @@ class PythonWorker {
     return new Promise((resolve, reject) => {
       const timer = deadline ? setTimeout(() => this.lose(`it gave no answer within ${deadline / 1000} s`), deadline) : undefined;
       this.waiting.set(id, { resolve, reject, timer });
-      this.worker.postMessage({ id, type, ...body }, transfer);
+      if (this.worker) this.worker.postMessage({ id, type, ...body }, transfer);
+      else this.unsent.push([{ id, type, ...body }, transfer]);
     });
   }
 
@@ -100,7 +155,9 @@ class PythonWorker {
   end(reason) {
     if (this.lost) return false;
     this.lost = reason;
-    this.worker.terminate();
+    this.nowRunning();
+    this.worker?.terminate();
+    this.unsent = [];
     for (const call of this.waiting.values()) {
       clearTimeout(call.timer);
       call.reject(new WorkerLost(reason));

@@ -408,15 +408,18 @@ export function showFigure(chart, caption, reply, force = false) {
 }
 
 /**
- * Plotly, once its script has run. index.html loads it `async`: the controls, the text and
- * the baked numbers do not wait for its 1.2 MB, which on a phone's network share the line
- * with Python's download (issue 49); a chart asked for before it has come is drawn when it
- * has. (Should it never come, the charts stay empty and the rest of the page works.)
+ * Plotly, once its script has run. start.js runs it once the simulator's worker runs: the
+ * controls, the text and the baked numbers do not wait for its 1.2 MB, which on a phone's
+ * network share the line with Python's download (issue 49); a chart asked for before it has
+ * come is drawn when it has. (Should it never come, the charts stay empty and the rest of
+ * the page works.)
  * @type {Promise<void>}
  */
 export const plotlyCame = new Promise((resolve) => {
   if (typeof Plotly === "object") resolve();
-  else document.getElementById("plotly-script")?.addEventListener("load", () => resolve());
+  else document.addEventListener("load", (event) => {
+    if (/** @type {Element} */ (event.target).id === "plotly-script") resolve();
+  }, true); // a script's load does not bubble, but is seen on its way down
 });
 
 /** Whether Plotly has come (plotlyCame), to draw with it at once. */

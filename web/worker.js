@@ -35,7 +35,8 @@
 //              page to ask once it has drawn that one's reply), it does not end the request
 //              before it but waits for its end; should a newer request come meanwhile, it
 //              ends at once with nothing done: {next: part}
-// An error after which this Python cannot go on carries `fatal: true`.
+// An error after which this Python cannot go on carries `fatal: true`. Once running, before
+// any request, it posts {started: true}.
 
 import { download, forget, kept as fromDisk, tidy, unpacked } from "./downloads.js";
 import { kept as keptTrace } from "./store.js";
@@ -48,8 +49,10 @@ const packedWasmURL = `${wasmURL}.gz`; // what we fetch instead: a third of its 
 const stdlibURL = new URL("python_stdlib.zip", pyodideDir).href; // and for the standard library
 const snapshotURL = here.searchParams.get("snapshot") ? new URL(/** @type {string} */ (here.searchParams.get("snapshot")), here).href : null;
 const snapshotBytes = Number(here.searchParams.get("bytes"));
+// Pyodide's JavaScript core, which the page's service worker unpacks and keeps (sw.js)
+const scriptURL = new URL("pyodide.asm.mjs", pyodideDir).href;
 // the big files this build asks for, which the browser keeps (downloads.js)
-const big = [packedWasmURL, wasmURL, stdlibURL, ...(snapshotURL ? [snapshotURL] : [])];
+const big = [packedWasmURL, wasmURL, stdlibURL, scriptURL, ...(snapshotURL ? [snapshotURL] : [])];
 // and the named states' results, which the page keeps the same way (app.js): not to be tidied
 const statesURLs = here.searchParams.get("states")
   ? [new URL(/** @type {string} */ (here.searchParams.get("states")), here).href,
@@ -194,7 +197,7 @@ async function boot(request) {
   const snapshot = given ?? new Uint8Array(snapshotBytes);
   const filled = given ? Promise.resolve() : fetchSnapshot(snapshot);
   filled.catch(() => {}); // its failure is handled below
-  const core = import(new URL("pyodide.asm.mjs", pyodideDir).href);
+  const core = import(scriptURL);
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideDir).href);
   /** @type {(settings: any) => Promise<any>} */
   const createPyodideModule = async (settings) => (await core).default(settings);
@@ -242,7 +245,7 @@ async function boot(request) {
     kept: [...fromDisk], // the files this browser had kept from an earlier visit
   };
   // the copies older builds of this folder kept
-  tidy(new URL("./", here).href, [...big, ...statesURLs]);
+  tidy(new URL("./", here).href, [...big, ...statesURLs], here.searchParams.get("v") ?? "");
   return { pyodide, handle: page.handle, info };
 }
 
@@ -275,6 +278,9 @@ function start(request) {
 }
 
 if (here.searchParams.get("boot") === "now") start({ keep: here.searchParams.get("keep") === "1" });
+// Running: the page holds back its own heavy work (Plotly's script, start.js) until now, for
+// a worker's start needs a turn of the page's main thread
+postMessage({ started: true });
 
 /** Whether Pyodide can go on after this error. @param {any} e */
 function isFatal(e) {

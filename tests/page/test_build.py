@@ -79,13 +79,19 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     # what the page loads (a link to read elsewhere, as the traces' license, is not loaded)
     refs = [ref for ref in re.findall(r'<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"', page)
             if not ref.startswith("data:")]
-    # the style, Plotly's style, the icon, python.js's modulepreload, start.js, Plotly, app.js
-    assert len(refs) == 7
-    # the hub's page (a course page's one Python): python.js's modulepreload and hub.js, and
-    # what its worker boots from, the same as the page's
+    # the style, Plotly's style, the icon, start.js, app.js, and a modulepreload for each
+    # module these two import (16)
+    preloaded = [ref.partition("?")[0] for ref in re.findall(r'<link rel="modulepreload" href="([^"]+)"', page)]
+    assert preloaded == build.imported("start.js") + sorted(set(build.imported("app.js")) - {*build.imported("start.js"), "start.js"})
+    assert len(preloaded) == 15 and len(refs) == 5 + 15
+    # Plotly, which start.js runs once the worker runs
+    refs += re.findall(r'<meta name="pdsplit:plotly" content="([^"]+)">', page)
+    assert len(refs) == 21 and refs[-1].startswith("vendor/plotly-basic.min.js?")
+    # the hub's page (a course page's one Python): hub.js and its imports' modulepreloads,
+    # and what its worker boots from, the same as the page's
     hub = (DIST / "hub.html").read_text()
     hub_refs = re.findall(r'<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"', hub)
-    assert sorted(ref.partition("?")[0] for ref in hub_refs) == ["hub.js", "python.js"]
+    assert sorted(ref.partition("?")[0] for ref in hub_refs) == ["hub-client.js", "hub.js", "python.js"]
     assert json.loads(re.search(r'id="pdsplit-python">(.*?)</script>', hub, re.S).group(1)) == python_config()
     refs += hub_refs
     scripts = [name for name in build.WEB_FILES if name.endswith(".js")]
@@ -93,18 +99,20 @@ def test_page_refers_only_to_its_own_files_each_versioned():
         refs += [ref[2:] for ref in re.findall(r'from "([^"]+)"', (DIST / script).read_text())
                  if ref.startswith("./") or pytest.fail(f"{script} imports {ref}")]
     imported = {ref.partition("?")[0] for ref in refs}
-    # every module but the page's entry (app.js), the worker's and the host's embed.js (which
-    # course sites load by a fixed URL) is imported or preloaded
-    assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js"}
+    # every module but the page's entry (app.js), the worker's, the host's embed.js (which
+    # course sites load by a fixed URL) and the service worker (python.js registers it, by a
+    # fixed URL: the browser checks it for a new version on every visit) is imported or preloaded
+    assert imported >= set(scripts) - {"app.js", "worker.js", "embed.js", "sw.js"}
+    assert 'new URL("./sw.js", import.meta.url)' in (DIST / "python.js").read_text()
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 7 in the page, 2 in the hub's; 12 imports in app.js, 2 in start.js (python.js and
+    # 21 in the page, 3 in the hub's; 12 imports in app.js, 2 in start.js (python.js and
     # hub-client.js), 3 in explorer.js (controls.js, economics.js and traffic.js: what the
     # toy's button sets back), 3 in traffic.js (controls.js, store.js and view.js), 2 in
     # watch.js (view.js and watchdraw.js), 2 in worker.js (downloads.js and store.js), 2 in
-    # hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js); the wheel twice,
-    # the snapshot
-    assert len(refs) == 7 + 2 + 27 + 3
+    # hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js), 1 in sw.js
+    # (downloads.js); the wheel twice, the snapshot
+    assert len(refs) == 21 + 3 + 28 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref

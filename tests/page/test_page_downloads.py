@@ -60,7 +60,10 @@ def test_a_second_visit_starts_from_disk(browser, site):
         info = first.evaluate("window.pdsplit.python()")
         assert info["boot"] == "snapshot" and info["kept"] == []
         assert first.evaluate("window.pdsplit.result()") == sim.compare()
-        until(first, "async (n) => (await (await caches.open('pdsplit')).keys()).length >= n", len(BIG) + 1)
+        until(first, """async (names) => {
+            const kept = (await (await caches.open('pdsplit')).keys()).map((r) => new URL(r.url).pathname.split('/').pop());
+            return names.every((name) => kept.includes(name));
+        }""", [*BIG, STATES])
         first.close()
 
         second = visit(context, site + "?rps=10")  # a fresh tab, the same profile

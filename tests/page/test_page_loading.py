@@ -22,9 +22,10 @@ def test_the_status_line_agrees_with_what_is_greyed_while_python_starts(browser,
     page.watch = Watch(context, page)
     page.set_default_timeout(BOOT_TIMEOUT)
     try:
-        page.goto(site)
+        # (on a first visit the worker starts once the page's service worker serves it)
+        with context.expect_event("request", lambda request: "snapshot.bin.gz" in request.url):
+            page.goto(site)
         page.wait_for_function("() => window.pdsplit && document.getElementById('headline').textContent.includes('98.7%')")
-        assert held, "the snapshot was asked for"
         assert "worked out for these settings when this page was built" in page.evaluate(STATUS)
         assert not page.evaluate(STALE)
 
@@ -65,7 +66,9 @@ def test_the_controls_and_numbers_do_not_wait_for_the_charts_library(browser, si
     page.watch = Watch(context, page)
     page.set_default_timeout(BOOT_TIMEOUT)
     try:
-        page.goto(site, wait_until="domcontentloaded")  # "load" waits for Plotly too
+        # start.js asks for Plotly once the worker runs
+        with context.expect_event("request", lambda request: "plotly-basic.min.js" in request.url):
+            page.goto(site, wait_until="domcontentloaded")
         page.wait_for_function("() => window.pdsplit && document.getElementById('headline').textContent.includes('98.7%')")
         assert held and page.evaluate("typeof Plotly") == "undefined"
         assert "The charts follow as soon as their library has loaded." in page.evaluate(STATUS)
