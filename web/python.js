@@ -60,9 +60,9 @@ const SERVICE_WORKER_WAIT = 3000;
 let serviceWorker = null;
 
 /**
- * Once this page is served by its service worker (sw.js: it unpacks Pyodide's JavaScript
- * core from its gzipped copy), or cannot be: true if it is. A worker made after it is
- * served by it too. On a first visit it registers sw.js and waits for it to take the page
+ * Once this page is served by its service worker (sw.js: it unpacks the two big scripts,
+ * Pyodide's JavaScript core and Plotly, from their gzipped copies), or cannot be: true if
+ * it is. A worker made after it is served by it too. On a first visit it registers sw.js and waits for it to take the page
  * (at most SERVICE_WORKER_WAIT); where there are no service workers (a browser, a profile
  * or a host without them) or it fails, at once false, and the worker imports the plain
  * file, as before there was one.
