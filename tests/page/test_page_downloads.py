@@ -5,10 +5,12 @@ packed, plain (no packed file), from disk, and with no Cache API at all. A kept 
 another build's: each URL names its content, older builds' copies are deleted once a new one
 has booted, and a kept copy that is wrong is forgotten and fetched again."""
 
-from urllib.parse import urlparse
+import io
+import zipfile
+from urllib.parse import parse_qs, urlparse
 
 import sim
-from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, DIST, Watch, hold_snapshot_until
+from conftest import BOOT_TIMEOUT, CHROMIUM_ARGS, DIST, Watch, baked, hold_snapshot_until, readme_mime_types
 
 BIG = ("pyodide.asm.wasm.gz", "snapshot.bin.gz")  # what a boot from the snapshot downloads
 STATES = "states.json.gz"  # the named states' results, which the page keeps too
@@ -208,5 +210,57 @@ def test_without_decompression_the_plain_states_file_is_read(browser, site):
         assert page.evaluate("window.__baked") == sim.compare(rps=10)
         assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10)  # Python's, then
         assert page.watch.console_errors() == []
+    finally:
+        context.close()
+
+
+def test_a_changed_build_is_never_served_the_old_wheel(browser, site):
+    """The same folder, two builds in turn, in one browser profile, each booting plainly (its
+    snapshot missing), so that each installs its wheel: build B (here: every ?v= another, and
+    a wheel of other bytes) asks only for its own wheel's URL and gets its bytes, never the
+    wheel build A had installed; neither the page nor its service worker keeps a wheel."""
+    old = baked()["version"]
+    new = "b" * len(old)
+    (wheel,) = DIST.glob("*.whl")
+    other = io.BytesIO()  # another wheel: the same files, other bytes
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(other, "w") as copy:
+        for item in source.infolist():
+            copy.writestr(item, source.read(item.filename))
+        copy.comment = b"build B"
+    types, folder = readme_mime_types(), urlparse(site).path
+    asked = []  # (build, wheel bytes) for each wheel given
+
+    def serve(route):
+        url = urlparse(route.request.url)
+        version = parse_qs(url.query).get("v", [None])[0]
+        name = url.path[len(folder):] if url.path.startswith(folder) else None
+        b = version == new or (name == "" and "build=b" in url.query)
+        if name is None or not (b or version == old or name == ""):
+            return route.continue_()  # Pyodide's own files, by their version folder
+        name = name or "index.html"
+        if name == "snapshot.bin.gz":
+            return route.fulfill(status=404, body="not here: boot plainly")
+        body = (DIST / name).read_bytes()
+        if name == wheel.name:
+            body = other.getvalue() if b else body
+            asked.append(("B" if b else "A", version, body == wheel.read_bytes()))
+        elif b and name.endswith((".html", ".js")):
+            body = body.replace(old.encode(), new.encode())
+        suffix = "." + name.rsplit(".", 1)[-1]
+        route.fulfill(status=200, body=body, headers={"Content-Type": types.get(suffix, "application/octet-stream")})
+
+    context = browser.new_context()
+    context.route("**/*", serve)
+    try:
+        for build in ("a", "b"):
+            page = visit(context, site + f"?build={build}&rps=5")
+            info = page.evaluate("window.pdsplit.python()")
+            assert info["boot"] == "plain" and "snapshot" in info["fallback"]
+            assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=5)
+            kept = page.evaluate("async () => (await (await caches.open('pdsplit')).keys()).map((r) => r.url)")
+            assert not [u for u in kept if ".whl" in u], kept
+            page.close()
+        # A installed its own wheel; B asked only for B's URL, and got B's bytes
+        assert asked == [("A", old, True), ("B", new, False)], asked
     finally:
         context.close()
