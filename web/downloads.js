@@ -62,11 +62,12 @@ export async function made(url, make) {
   if (found) return found;
   const response = await make();
   if (!cache) return response;
+  const copy = response.clone();
   try {
     await cache.put(url, response);
-    return (await cache.match(url)) ?? Promise.reject(new Error("not kept"));
+    return (await cache.match(url)) ?? copy;
   } catch {
-    return await make(); // full, or quota: made again, and not kept
+    return copy; // full, or quota: not kept
   }
 }
 

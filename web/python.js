@@ -104,10 +104,9 @@ class PythonWorker {
     /** @type {string|null} */ this.lost = null;
     /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
     this.waiting = new Map();
-    /** @type {() => void} */ let running = () => {};
+    /** @type {() => void} */ this.nowRunning = () => {};
     /** Settles once the worker runs (its first message), or was ended first. */
-    this.running = new Promise((resolve) => { running = resolve; });
-    this.nowRunning = running;
+    this.running = new Promise((resolve) => { this.nowRunning = resolve; });
     underServiceWorker().then(() => this.begin(url));
   }
 
