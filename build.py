@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 from sim import Lab, Settings, __version__
@@ -36,8 +38,9 @@ from sim.show.curves import load_top
 from sim.show.economics import example_prices
 from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from sim.show.page import TRACE_FILE_BYTES, Page, compare_message, footer
-from sim.show.report import HEADLINE, METRICS
-from sim.settings import later, schema
+from sim.show.report import HEADLINE, MEMORY, METRICS
+from sim.model.costs import KINDS, MODELS, USABLE
+from sim.settings import schema
 from sim.show.states import STATES, named
 from sim.workload import azure
 
@@ -50,8 +53,8 @@ PLOTLY = ROOT / "node_modules" / "plotly.js-basic-dist-min" / "plotly-basic.min.
 WHEELS = ROOT / "build" / "wheels"  # where `make` downloads micropip
 WEB = ROOT / "web"
 DOCS = ROOT / "docs"
-WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "help.js", "latest.js",
-             "python.js", "settings.js", "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "worker.js",
+WEB_FILES = ("address.js", "app.js", "controls.js", "economics.js", "explorer.js", "help.js", "latest.js", "models.js",
+             "python.js", "settings.js", "start.js", "store.js", "traffic.js", "view.js", "watch.js", "watchdraw.js", "watchkv.js", "watchnow.js", "worker.js",
              "downloads.js", "sw.js",
              "style.css", "favicon.svg",
              # the hub: one Python for every piece of a course page (hub.html is rendered)
@@ -150,35 +153,72 @@ def build_sim_wheel(out):
 
 
 def bake(lab):
-    """The named states (the lesson's, the explorer's, then the traffic's), computed natively:
-    any result a label claims (a best ratio) from the same runs as its figure, then the
-    numbers, then every figure."""
-    states = []
-    for group, name, label, changes in named(lab):
-        s = Settings().but(**changes)
-        figures = {}
-        for key, figure in FIGURES.items():
-            # a file's figure only (page=False): the page draws it not yet; and real
-            # traffic's figures only where a trace is chosen, as the page shows them
-            if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE):
-                figures[key] = figure.render(lab, s)
-        states.append({"name": name, "label": label, "group": group,
-                       "settings": s.as_dict(), "compare": compare_message(lab, s),
-                       "figures": figures})
-    return states
+    """The named states (the lesson's, the explorer's, the traffic's, then the models'),
+    computed natively: any result a label claims (a best ratio) from the same runs as its
+    figure, then the numbers, then every figure the page draws of it.
+
+    Baked side by side, a process a core, a piece (a state's numbers, or one of its figures)
+    at a time: the models' states alone take minutes on one core (memory=kv's runs step every
+    reply; "Memory pushes back"'s figure 9 alone over a minute). Each piece's runs are the
+    same wherever it runs, so the order of finishing changes no byte."""
+    found = [(group, name, label, Settings().but(**changes)) for group, name, label, changes in named(lab)]
+    pieces = [(i, key) for i, (_, _, _, s) in enumerate(found) for key in [None, *figures_of(s)]]
+    workers = min(len(pieces), os.cpu_count() or 1)
+    if workers < 2:
+        done = {piece: bake_piece(found[piece[0]][3], piece[1], lab) for piece in pieces}
+    else:
+        # the long pieces first (the models' states, their rate searches), so that no long one
+        # starts last with the other cores idle
+        order = sorted(pieces, key=lambda p: (found[p[0]][0] != "model", p[1] not in LONG))
+        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            started = {piece: pool.submit(bake_piece, found[piece[0]][3], piece[1]) for piece in order}
+            done = {piece: future.result() for piece, future in started.items()}
+    return [{"name": name, "label": label, "group": group, "settings": s.as_dict(),
+             "compare": done[(i, None)],
+             "figures": {key: done[(i, key)] for key in figures_of(s)}}
+            for i, (group, name, label, s) in enumerate(found)]
 
 
-def metric_rows(shown, keys):
-    """Table rows, a column per layout; the chunked column is shown only while chunk > 0."""
+LONG = ("chips", "rate", "link", "prompt", "ratio")  # the figures of many rate searches
+
+
+def figures_of(s):
+    """The figures the page draws for settings s: a file's figure only (page=False) it draws
+    not yet; and real traffic's figures only where a trace is chosen, as the page shows them."""
+    return [key for key, figure in FIGURES.items()
+            if figure.page and (s.traffic != "lesson" or key not in SHOWN_WITH_A_TRACE)]
+
+
+def bake_piece(s, key, lab=None):
+    """A state's numbers (key None) or one of its figures, from a Lab of this process's."""
+    lab = lab or process_lab()
+    return compare_message(lab, s) if key is None else FIGURES[key].render(lab, s)
+
+
+def process_lab(labs={}):  # noqa: B006: one Lab per baking process, its runs shared by its pieces
+    return labs.setdefault(os.getpid(), Lab())
+
+
+# Which layouts have each of memory=kv's measures (sim.compare: the split's readers and
+# writers have their own peaks); the others' cells say "–".
+KV_LAYOUTS = {"dropped": ("shared", "split", "chunked"), "kv_peak": ("shared", "chunked"),
+              "reader_kv_peak": ("split",), "writer_kv_peak": ("split",),
+              "backpressure": ("split",)}
+
+
+def metric_rows(shown, keys, memory=False):
+    """Table rows, a column per layout; the chunked column is shown only while chunk > 0.
+    memory: memory=kv's rows (report.MEMORY), shown only while the page's memory is kv."""
     rows = []
-    for key, words in METRICS:
+    for key, words in MEMORY if memory else METRICS:
         if key not in keys:
             continue
-        cells = "".join(f'<td data-metric="{layout}.{key}"{extra}>'
-                        f'{html.escape(shown.get(f"{layout}.{key}", ""))}</td>'
-                        for layout, extra in (("shared", ""), ("split", ""),
-                                              ("chunked", ' class="chunked"')))
-        rows.append(f'<tr><th scope="row">{html.escape(words)}</th>{cells}</tr>')
+        cells = "".join(
+            f'<td data-metric="{layout}.{key}"{extra}>{html.escape(shown.get(f"{layout}.{key}", ""))}</td>'
+            if not memory or layout in KV_LAYOUTS[key] else f'<td{extra}>–</td>'
+            for layout, extra in (("shared", ""), ("split", ""), ("chunked", ' class="chunked"')))
+        row = '<tr class="kv">' if memory else "<tr>"
+        rows.append(f'{row}<th scope="row">{html.escape(words)}</th>{cells}</tr>')
     return "".join(rows)
 
 
@@ -381,7 +421,11 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes, states_file):
     for key, text in shown.items():
         headline = headline.replace("{" + key + "}",
                                     f'<strong data-metric="{key}">{html.escape(text)}</strong>')
-    baked = {"schema": schema(), "later": later(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
+    baked = {"schema": schema(), "headline": HEADLINE, "wheel": f"{wheel}?v={version}",
+             # what the page needs to keep a model on instances that hold it (web/models.js):
+             # each model's weights and each kind's memory in bytes, and the share usable
+             "fit": {"weights": {name: 2 * m.params for name, m in MODELS.items()},
+                     "memory": {name: k.memory for name, k in KINDS.items()}, "usable": USABLE},
              "load_top": {gpus: load_top(gpus) for gpus in range(2, 33)},  # the load slider's reach
              # the shipped traces' usable requests (the trace-start slider's reach), and the
              # largest file of one's own the page reads
@@ -408,7 +452,8 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes, states_file):
     constants = footer()  # the footer's numbers, each marked like every other number
     for key, value in {
         "headline": headline,
-        "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99")),
+        "rows": metric_rows(shown, ("goodput", "ttft_p50", "ttft_p99", "gap_p50", "gap_p99"))
+        + metric_rows(shown, KV_LAYOUTS, memory=True),
         "miss_rows": metric_rows(shown, ("missed_ttft_only", "missed_gap_only", "missed_both")),
         "watch_reads": reads,
         "shared_goodput": html.escape(shown["shared.goodput"]),  # the phone's glance at the headline

@@ -51,9 +51,8 @@ def knob(default, label, unit, limits, whole=False, slider=None, shown=(1, None)
         # "lesson": one of the lesson's six sliders (and the URL-only two); "explorer": one of
         # the settings that go further (docs/model.md: "Going further"), all of them off by
         # default; "model": the model, its GPUs per instance, its costs and its memory
-        # (docs/model.md: "Bigger models, GPUs working as one, and memory"), which the page does
-        # not offer yet (it takes them from no URL and leaves them at their defaults, see
-        # schema()); "price": a number with no slider (docs/model.md: "Price and power"), which
+        # (docs/model.md: "Bigger models, GPUs working as one, and memory"), which the page's
+        # "Go further" panel sets in a section of its own (web/models.js); "price": a number with no slider (docs/model.md: "Price and power"), which
         # the page takes in a field of its own; "traffic": where the requests come from
         # (docs/model.md: "Real traffic"), which the page's Traffic section sets, a file of
         # your own included (web/traffic.js)
@@ -92,8 +91,10 @@ class Settings:
     rps: float = knob(4.0, "Requests a second", "req/s", (0.01, 1000.0),
                       slider=_RPS_LADDER, help="how many requests arrive each second")
     # Prompt length the requests vary around (x0.5, x1 or x1.5).
+    # (The slider's steps widen past 8,000: DistServe's long-context prompts, up to 16,000.)
     prompt: int = knob(2000, "Prompt tokens", "tokens", (2, 131_072), whole=True, one="token",
-                       slider=tuple(range(100, 8001, 100)), help="tokens to read per request")
+                       slider=tuple(range(100, 8001, 100)) + tuple(range(9000, 16001, 1000)),
+                       help="tokens to read per request")
     # Reply length the requests vary around (x0.5, x1 or x1.5).
     reply: int = knob(200, "Reply length", "words", (2, 10_000), whole=True, one="word",
                       slider=tuple(range(10, 1001, 10)), help="words (tokens) to write per request")
@@ -363,17 +364,5 @@ def parse(name, text):
 
 
 def schema():
-    """The table above as JSON, for the page: names, defaults, units, limits, slider values.
-    Without the "model" group, which the page does not offer yet: it keeps them at their
-    defaults, and a URL that names one is told that it is not the page's."""
-    out = []
-    for f in fields(Settings):
-        if f.metadata["group"] != "model":
-            out.append({"name": f.name, "default": f.default, **f.metadata})
-    return out
-
-
-def later():
-    """The settings the page does not offer yet, {name: default}: a URL that names one is told
-    so, and the page keeps its default."""
-    return {f.name: f.default for f in fields(Settings) if f.metadata["group"] == "model"}
+    """The table above as JSON, for the page: names, defaults, units, limits, slider values."""
+    return [{"name": f.name, "default": f.default, **f.metadata} for f in fields(Settings)]

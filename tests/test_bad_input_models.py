@@ -1,6 +1,7 @@
 """Bad input for bigger models, GPUs working as one, costs and memory: each refusal through the
-API, the command line (exit 2, one line, nothing printed) and the page's URL, which does not
-offer these settings yet and says so, keeping the lesson's numbers."""
+API, the command line (exit 2, one line, nothing printed) and the page's URL and
+window.pdsplit.set, which say what did not fit and what the page uses instead (the nearest
+settings that hang together: web/settings.js, fit), and run those."""
 
 import subprocess
 import sys
@@ -56,16 +57,51 @@ def test_what_would_fit_is_allowed():
     assert sim.compare(model="70B", tp=2, gpus=4, readers=2, requests=30)["split"]["requests"] == 30
 
 
-def test_the_url_says_the_page_does_not_offer_them_and_keeps_the_lesson(browser, site):
-    page = open_page(browser, site + "?model=70B&tp=3&memory=kv&rps=10")
+# (URL, words each notice must have, the settings the page then runs)
+URLS = [
+    ("?model=70B&tp=3&memory=kv&rps=10",
+     ["tp=3 is not one of 1, 2, 4, 8; using 4", "readers=1 is not a multiple of 4", "gpus=2"],
+     dict(model="70B", tp=4, gpus=8, readers=4, memory="kv", rps=10)),
+    ("?model=70B&rps=10",
+     ["model=70B does not fit", "141.1 GB", "77.3 GB", "using tp=2", "readers=1", "gpus=2"],
+     dict(model="70B", tp=2, gpus=4, readers=2, rps=10)),
+    ("?model=405B&rps=10", ["model=405B does not fit", "811.7 GB", "no instance of up to 8 A100s",
+                            "using model=8B"], dict(rps=10)),
+    ("?gpus=8&readers=3&tp=2&rps=10", ["readers=3 is not a multiple of 2", "using 4"],
+     dict(gpus=8, readers=4, tp=2, rps=10)),
+    ("?gpus=8&readers=2&tp=4&reader_tp=2&reader_gpu=H100&rps=10",
+     ["readers=2 is not a multiple of 4", "using 4"],
+     dict(gpus=8, readers=4, tp=4, reader_tp=2, reader_gpu="H100", rps=10)),
+    ("?memory=pages&costs=exact&rps=10", ["memory=pages is not one of slots, kv; using slots",
+                                          "costs=exact is not one of toy, roofline; using toy"],
+     dict(rps=10)),
+]
+
+
+@pytest.mark.parametrize("url, words, runs", URLS, ids=[u for u, _, _ in URLS])
+def test_the_url_says_what_did_not_fit_and_runs_what_does(browser, site, url, words, runs):
+    page = open_page(browser, site + url)
     try:
         notices = page.text_content("#notices")
-        for name, value in (("model", "70B"), ("tp", "3"), ("memory", "kv")):
-            assert f"{name}={value} is not on this page yet" in notices
-            assert f"using {name}={sim.Settings().as_dict()[name]}" in notices
-        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10)  # the rest works
-        refused = page.evaluate("window.pdsplit.set({model: '405B'}).then(() => null, e => e.message)")
-        assert refused and "model=405B is not on this page yet" in refused
-        assert page.evaluate("window.pdsplit.settings().rps") == 10
+        for word in words:
+            assert word in notices
+        page.evaluate("window.pdsplit.ready")
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(**runs)  # the rest works
+        for name, value in runs.items():
+            assert page.evaluate(f"window.pdsplit.settings()[{name!r}]") == value
+    finally:
+        page.context.close()
+
+
+def test_set_fits_what_does_not_fit_and_says_so(browser, site):
+    page = open_page(browser, site + "?rps=10")
+    try:
+        page.evaluate("window.pdsplit.ready")
+        page.evaluate("window.pdsplit.set({model: '405B'})")
+        assert "no instance of up to 8 A100s holds it; using model=8B" in page.text_content("#notices")
+        assert page.evaluate("window.pdsplit.settings().model") == "8B"
+        refused = page.evaluate("window.pdsplit.set({tp: 'two'}).then(() => null, e => e.message)")
+        assert refused is None and "tp=two is not a number" in page.text_content("#notices")
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(rps=10)
     finally:
         page.context.close()

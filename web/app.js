@@ -16,6 +16,7 @@ import { Address } from "./address.js";
 import { applyTheme, plotlyCame, plotlyHere, put, showFigure, showNotices, showNumbers, showStatus, showTemplate } from "./view.js";
 import { movable, showControl, sliderRow, stateButtons } from "./controls.js";
 import { Explorer } from "./explorer.js";
+import { Models } from "./models.js";
 import { TRAFFIC_FIELDS, Traffic } from "./traffic.js";
 import { Watch } from "./watch.js";
 import { download, forget, unpacked } from "./downloads.js";
@@ -26,7 +27,8 @@ const LESSON = ["stall", "link", "prompt"]; // the lesson's figures 1, 3 and 4
 // dollar and a kWh of it buy (no simulation more) and the portfolio's verdict come first, and the
 // best-ratio chart and the chip mix (figure 9: four mixes' rate goodputs) last, the longest to
 // work out, in the figures' lane; while a trace is chosen, real traffic's figures 7 and 8 follow.
-const EXPLORER = ["traffic", "rate", "economics", "verdict", "stall", "link", "prompt", "ratio", "chips"];
+// "kv", memory over time, right after them: one run of the split, drawn from its memory's events.
+const EXPLORER = ["traffic", "kv", "rate", "economics", "verdict", "stall", "link", "prompt", "ratio", "chips"];
 const WITH_A_TRACE = ["know", "traces_ratio"];
 const WORDS_ONLY = ["rate", "economics", "verdict"]; // findings told in words, with no chart
 const FURTHER = ["rate", "economics", "ratio", "chips"]; // the panel's own parts, in #further
@@ -38,11 +40,13 @@ const VERDICT_WAITS = "Working it out for these settings, after the numbers and 
 const ADDRESS_AFTER = 300; // ms without a change: then the address bar follows the settings (address.js)
 // What ?show= may name: the page's parts (index.html marks each with data-part).
 const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "explorer", "traffic", "rate",
-  "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "footer"];
+  "economics", "verdict", "ratio", "chips", ...WITH_A_TRACE, "memory", "footer"];
+/** The part that shows a figure, where the two names differ. @type {Record<string, string>} */
+const PART_OF = { kv: "memory" };
 
-/** @type {{schema: any[], later: Record<string, number|string>, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare?: any, figures?: Record<string, any>}[], states_file?: {plain: string, packed: string}}} */
+/** @type {{schema: any[], fit: import("./settings.js").FitFacts, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare?: any, figures?: Record<string, any>}[], states_file?: {plain: string, packed: string}}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
-const table = new SettingsTable(baked.schema, baked.later);
+const table = new SettingsTable(baked.schema, baked.fit);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 const timings = { firstNumbers: NaN, pythonReady: NaN };
@@ -79,6 +83,11 @@ const traffic = new Traffic(table, {
   drop: $("traffic-file"), notices: $("trace-notices"), attribution: $("traffic-attribution"), leftOut: $("traffic-left-out"),
 }, baked.states.filter((s) => s.group === "traffic"), () => settings, (next, notices) => change(next, notices),
 { traces: baked.traces, limit: baked.trace_file_bytes }, readTrace);
+// Bigger models and memory, in the panel: their controls, states and what the instances hold.
+const models = new Models(table, { controls: $("model-controls"), states: $("model-states"), capacity: $("capacity"), moment: $("kv-moment") },
+  baked.states.filter((s) => s.group === "model"), () => settings, (next) => change(next),
+  async (s) => { await ready; return python.call("capacity", { settings: s }); },
+  (t) => { watch.open(Math.max(0, t - 1), t); $("watch").scrollIntoView({ block: "start" }); });
 // Watch it run, beside figure 1: its events are asked for once the page has settled.
 const watch = new Watch({ call: (type, body) => python.call(type, body), current: () => ({ settings: { ...settings }, key: keyOf(settings) }) });
 { // a window from the URL within its trace (a file of one's own is fitted once it is known)
@@ -90,8 +99,8 @@ showNotices($("notices"), [...viewNotices, ...opened.notices]);
 const query = new URLSearchParams(location.search);
 // A URL that sets one of its settings opens it, and so does one that shows one of its parts or
 // lists one of its controls.
-explorer.panel.open = [...explorer.fields.map((f) => f.name), ...TRAFFIC_FIELDS].some((name) => query.has(name)) ||
-  ["explorer", "traffic", "verdict", ...FURTHER, ...WITH_A_TRACE].some((part) => view.show?.has(part)) ||
+explorer.panel.open = [...explorer.further.map((f) => f.name)].some((name) => query.has(name)) ||
+  ["explorer", "traffic", "verdict", "memory", ...FURTHER, ...WITH_A_TRACE].some((part) => view.show?.has(part)) ||
   TRAFFIC_FIELDS.some((name) => view.controls?.includes(name));
 
 /**
@@ -112,6 +121,10 @@ function showFurther() {
     const hide = !traced || !shown(/** @type {HTMLElement} */ (figure).dataset.part ?? "");
     if (/** @type {HTMLElement} */ (figure).hidden !== hide) /** @type {HTMLElement} */ (figure).hidden = hide;
   }
+  // memory over time: with memory=kv, or wherever ?show= names it (its caption then says what to set)
+  const memory = $("memory-figure");
+  const hide = !shown("memory") || (settings.memory !== "kv" && !view.show?.has("memory"));
+  if (memory.hidden !== hide) memory.hidden = hide;
 }
 
 /** Whether a part is on screen (?show=; every part without it). @param {string} part */
@@ -127,7 +140,7 @@ function mainCharts() {
 /** The figures' lane for the page as it is: the explorer's only while its panel is open. */
 function laneFigures() {
   if (!explorer.open) return LESSON.filter(shown);
-  return [...EXPLORER, ...(Traffic.traced(settings) ? WITH_A_TRACE : [])].filter(shown);
+  return [...EXPLORER, ...(Traffic.traced(settings) ? WITH_A_TRACE : [])].filter((name) => shown(PART_OF[name] ?? name));
 }
 
 /**
@@ -180,6 +193,7 @@ function drawNumbers(message, source) {
   }
   const chunked = "chunked" in message.result;
   document.body.classList.toggle("has-chunked", chunked); // a third column
+  document.body.classList.toggle("has-kv", "backpressure" in (message.result.split ?? {})); // memory=kv's rows
   $("table-caption").textContent = `${chunked ? "The three" : "Both"} layouts, for the settings below`;
   document.body.classList.remove("stale");
   $("results").classList.remove("pending");
@@ -235,6 +249,7 @@ function drawFigure(name, reply, source) {
   figuresOnScreen[name] = reply;
   chartsOnScreen[name] = reply;
   drawn.whole.add(name);
+  if (name === "kv") models.heldBack(reply); // its button to the moment memory holds the readers back
   whenShown(shown, () => {
     firstPoints(name, source);
     const done = drawn[source];
@@ -620,6 +635,8 @@ function drawControls() {
   }
   traffic.show(settings, said);
   explorer.show(settings);
+  models.show(settings);
+  if (pythonReady && explorer.open && shown("explorer")) models.capacity(settings);
   const further = explorer.changed(settings);
   put($("states-keep"), "hidden", !further);
   if (further) put($("states-keep"), "textContent", "These buttons set the lesson's six sliders and keep what Go further sets; its “Back to the lesson's toy” clears that.");
@@ -670,6 +687,7 @@ function buildControls() {
   explorer.panel.addEventListener("toggle", () => {
     showFurther();
     if (!explorer.open) return;
+    if (pythonReady) models.capacity(settings);
     compute();
     if (gaveUp || !pythonReady) drawBaked();
   });
@@ -796,14 +814,15 @@ const ready = python.ready().then(async () => {
   await bakedDrawn; // the baked charts come first
   await restored;
   numbersLane.start();
+  if (explorer.open && shown("explorer")) models.capacity(settings);
   // The figures' worker boots once the first numbers are on screen, so that it does not
   // slow them down; the figures' lane waits for it.
-  const shown = untilShown("numbers");
-  shown.catch(() => {}).finally(async () => {
+  const onScreen = untilShown("numbers");
+  onScreen.catch(() => {}).finally(async () => {
     await startFigureWorker();
     figuresLane.start();
   });
-  return shown.then(() => undefined);
+  return onScreen.then(() => undefined);
 });
 ready.catch(() => {}); // said on the page; callers of pdsplit.ready still see the failure
 
@@ -828,7 +847,7 @@ async function stepped(name) {
  *         set: (partial: Record<string, unknown>) => Promise<any>, settled: () => Promise<void>,
  *         figure: (name: string) => any, rate: () => Promise<any>, ratio: () => Promise<any>,
  *         traffic: () => Promise<any>, loadTrace: (text: string) => Promise<any>,
- *         economics: () => Promise<any>,
+ *         economics: () => Promise<any>, capacity: () => Promise<any>,
  *         watch: (layout: string, t0?: number, t1?: number) => Promise<any[]>,
  *         timings: typeof timings, shown: () => Record<string, string>,
  *         python: () => typeof workerInfo, memory: () => Promise<Record<string, number>>,
@@ -858,6 +877,10 @@ window.pdsplit = {
     return python.call("traffic", { settings: { ...settings } });
   },
   economics: () => stepped("economics"), // sim.economics's JSON for settings()
+  async capacity() { // sim.capacity's JSON for settings(): each pool's instances and their memory
+    await ready;
+    return (await python.call("capacity", { settings: { ...settings } })).capacity;
+  },
   async memory() {
     const sizes = { numbers: (await python.call("memory")).bytes };
     const worker = figuresWorker();
@@ -870,10 +893,6 @@ window.pdsplit = {
     const notices = [];
     if ("requests" in partial) traffic.asked = null; // the caller's own requests, as asked
     for (const [name, raw] of Object.entries(partial)) {
-      if (name in table.later) { // its default is the page's own; any other is refused
-        if (String(raw) !== String(table.later[name])) throw new Error(table.notOffered(name, raw));
-        continue;
-      }
       if (!table.byName.has(name)) throw new Error(`unknown setting ${JSON.stringify(name)}; known: ${[...table.byName.keys()].join(", ")}`);
       const { value, notice } = table.accept(name, raw);
       next[name] = value;

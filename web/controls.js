@@ -12,9 +12,11 @@
  * @param {() => Record<string, number|string>} current  the settings now
  * @param {(value: number) => void} set  called with a new value
  * @param {() => void} [atTop]  called when + is pressed at the highest stop it may reach now
+ * @param {(value: number, step: number) => number} [by]  the value a button steps to, where a
+ *   stop is not the step (GPUs and readers move by whole instances); the settings fit it
  * @returns {HTMLElement}
  */
-export function sliderRow(table, f, current, set, atTop = () => {}) {
+export function sliderRow(table, f, current, set, atTop = () => {}, by = undefined) {
   const row = document.createElement("div");
   row.className = "slider";
   row.innerHTML = `<div class="head"><label for="slider-${f.name}"></label><output id="value-${f.name}" for="slider-${f.name}" data-setting="${f.name}" data-metric="settings.${f.name}"></output></div>` +
@@ -32,7 +34,14 @@ export function sliderRow(table, f, current, set, atTop = () => {}) {
     button.setAttribute("aria-label", `${step < 0 ? "Lower" : "Raise"} ${f.label.toLowerCase()} one stop`);
     button.addEventListener("click", () => {
       const top = Number(slider.max); // a slider may offer fewer stops than its field (readers)
-      const index = Math.min(top, Math.max(0, table.sliderIndex(f.name, Number(current()[f.name])) + step));
+      const now = Number(current()[f.name]);
+      if (by) { // whole instances: within the stops the slider may reach now
+        const next = by(now, step);
+        if (next >= stops[Number(slider.min)] && next <= stops[top] && next !== now) set(next);
+        else if (step > 0) atTop();
+        return;
+      }
+      const index = Math.min(top, Math.max(Number(slider.min), table.sliderIndex(f.name, now) + step));
       if (stops[index] !== current()[f.name]) set(stops[index]);
       else if (step > 0) atTop();
     });
@@ -66,8 +75,9 @@ export function choiceRow(f, set) {
  * @param {SettingsTable} table @param {Field} f @param {number|string} value
  * @param {number} [top]  the highest stop the slider may reach now (readers: gpus - 1)
  * @param {string} [words]  what its value reads instead of the value (a prompt set by a trace)
+ * @param {number} [bottom]  the lowest stop it may reach now (tp: the fewest GPUs that hold the model)
  */
-export function showControl(table, f, value, top, words) {
+export function showControl(table, f, value, top, words, bottom) {
   // Only what differs is written: every control is shown again at every change, and a
   // write, even of the same text, makes the browser lay out and paint it again, in the
   // frame that the new numbers then wait for.
@@ -79,6 +89,8 @@ export function showControl(table, f, value, top, words) {
   const slider = /** @type {HTMLInputElement} */ (document.getElementById(`slider-${f.name}`));
   const max = top === undefined ? slider.max : String(table.sliderIndex(f.name, top));
   if (slider.max !== max) slider.max = max;
+  const min = bottom === undefined ? "0" : String(table.sliderIndex(f.name, bottom));
+  if (slider.min !== min) slider.min = min;
   const index = String(table.sliderIndex(f.name, Number(value)));
   if (slider.value !== index) slider.value = index;
   const text = words ?? table.show(f.name, value);

@@ -16,6 +16,14 @@ const ORDER = ["gpus", "readers", "routing", "chunk", "link_sharing", "layerwise
   "local_queue", "reader_gpu", "writer_gpu", "reader_power", "writer_power", "reader_price",
   "writer_price", "slots", "attainment"];
 
+/**
+ * GPUs a step of the readers takes: whole reader instances that leave whole writer instances.
+ * @param {Settings} s
+ */
+export function instanceOfReaders(s) {
+  return Math.max(Number(s.tp), Number(s.reader_tp) || Number(s.tp));
+}
+
 export class Explorer {
   /**
    * @param {SettingsTable} table
@@ -30,7 +38,9 @@ export class Explorer {
     this.panel = where.panel;
     this.fields = table.fields.filter((f) => f.group === "explorer" || f.group === "price");
     // what "Back to the lesson's toy" sets back, the traffic's too (a trace is no toy's)
-    this.further = [...this.fields, ...TRAFFIC_FIELDS.map((name) => /** @type {import("./settings.js").Field} */ (table.byName.get(name)))];
+    // (and the model's: the lesson's is 8B on single GPUs, with toy costs and slots)
+    this.further = [...this.fields, ...[...TRAFFIC_FIELDS, ...table.fields.filter((f) => f.group === "model").map((f) => f.name)]
+      .map((name) => /** @type {import("./settings.js").Field} */ (table.byName.get(name)))];
     /** What the readers' + said, and for which settings. @type {string|null} */ this.saidFor = null;
     /** @type {Map<string, PriceField>} */ this.prices = new Map();
     /** @type {[string, HTMLElement][]} */ const rows = [];
@@ -43,7 +53,12 @@ export class Explorer {
         continue;
       }
       const atTop = f.name === "readers" ? () => this.moreReaders(current(), change) : undefined;
-      const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set, atTop);
+      // GPUs and readers step by whole instances (the readers' by the larger of both sizes:
+      // what they leave must be whole writer instances too)
+      const by = f.name === "gpus" ? (/** @type {number} */ v, /** @type {number} */ step) => v + step * Number(current().tp)
+        : f.name === "readers" ? (/** @type {number} */ v, /** @type {number} */ step) => v + step * instanceOfReaders(current())
+          : undefined;
+      const row = f.choices || f.names ? choiceRow(f, set) : sliderRow(table, f, current, set, atTop, by);
       describe(row, f);
       if (f.name === "readers") { // says why + also added a GPU, or why it cannot
         this.note = document.createElement("p");
@@ -81,13 +96,15 @@ export class Explorer {
   moreReaders(s, change) {
     const gpus = /** @type {import("./settings.js").Field} */ (this.table.byName.get("gpus"));
     const top = gpus.page[1];
-    if (Number(s.gpus) >= top) {
+    if (Number(s.gpus) + instanceOfReaders(s) > top) {
       this.say(s, `${top} GPUs is the most, and the split needs a writer: ${Number(s.readers)} readers is the most here.`);
       return;
     }
-    const next = { ...s, gpus: Number(s.gpus) + 1, readers: Number(s.readers) + 1 };
+    const each = instanceOfReaders(s);
+    const next = { ...s, gpus: Number(s.gpus) + each, readers: Number(s.readers) + each };
     change(next);
-    this.say(next, `A GPU was added too: the split needs a writer, so ${next.readers} readers take ${next.gpus} GPUs.`);
+    this.say(next, each === 1 ? `A GPU was added too: the split needs a writer, so ${next.readers} readers take ${next.gpus} GPUs.`
+      : `${each} GPUs were added too, a whole instance: the split needs a writer, so ${next.readers} readers take ${next.gpus} GPUs.`);
   }
 
   /** A note by the readers' slider, kept while these settings are. @param {Settings} s @param {string} text */
@@ -112,7 +129,7 @@ export class Explorer {
     for (const f of this.fields) {
       const price = this.prices.get(f.name);
       if (price) price.show(s);
-      else showControl(this.table, f, s[f.name], f.name === "readers" ? Number(s.gpus) - 1 : undefined);
+      else showControl(this.table, f, s[f.name], f.name === "readers" ? Number(s.gpus) - Number(s.tp) : undefined);
     }
   }
 }

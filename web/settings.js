@@ -19,6 +19,7 @@
  * @property {"lesson"|"explorer"} group
  * @property {string} look      what to look for when moving it (the explorer's settings)
  * @property {string[]|null} names  words for each slider value (layerwise: whole, layer by layer)
+ * @property {number[]|null} only  the only values a number may take (tp: 1, 2, 4 or 8)
  */
 
 /** @typedef {Record<string, number|string>} Settings */
@@ -43,22 +44,30 @@ function dollars(x) {
   return `$${x.toLocaleString("en-US")}`;
 }
 
+/**
+ * @typedef {Object} FitFacts  what keeps a model on instances that hold it (build.py bakes it
+ *   from sim/model/costs.py): each model's weights and each kind's memory, in bytes, and the
+ *   share of an instance's memory that is usable, [numerator, denominator]
+ * @property {Record<string, number>} weights
+ * @property {Record<string, number>} memory
+ * @property {[number, number]} usable
+ */
+
 export class SettingsTable {
   /**
    * @param {Field[]} fields
-   * @param {Record<string, number|string>} [later]  settings of the simulator's that the page
-   *   does not offer yet (the model, tp, costs, memory), and their defaults, which it keeps
+   * @param {FitFacts} [facts]
    */
-  constructor(fields, later = {}) {
+  constructor(fields, facts = { weights: {}, memory: {}, usable: [9, 10] }) {
     this.fields = fields;
-    this.later = later;
+    this.facts = facts;
     /** @type {Map<string, Field>} */
     this.byName = new Map(fields.map((f) => [f.name, f]));
   }
 
   /** @returns {Settings} */
-  defaults() { // with the settings the page keeps at their defaults, so that it says them all
-    return { ...Object.fromEntries(this.fields.map((f) => [f.name, f.default])), ...this.later };
+  defaults() {
+    return Object.fromEntries(this.fields.map((f) => [f.name, f.default]));
   }
 
   /** A stable key for a full set of settings. @param {Settings} s */
@@ -99,6 +108,11 @@ export class SettingsTable {
       value = Math.round(value);
       notice = notice || `${name}=${text} must be a whole number; using ${this.show(name, value)}.`;
     }
+    if (f.only && !f.only.includes(value)) { // tp: 1, 2, 4 or 8 GPUs; the nearest, the larger on a tie
+      const near = f.only.reduce((best, v) => (Math.abs(v - value) <= Math.abs(best - value) ? v : best));
+      notice = notice || `${name}=${text} is not one of ${f.only.join(", ")}; using ${near}.`;
+      value = near;
+    }
     return { value, notice };
   }
 
@@ -129,17 +143,86 @@ export class SettingsTable {
   }
 
   /**
-   * Settings that hang together: the split needs a writer, so readers stay below gpus.
-   * Returns the settings and, if they had to change, a sentence saying so.
+   * Settings that hang together, as the simulator's rules ask (sim/model/instances.py): the
+   * model fits the instances that serve it; gpus counts whole instances, and readers whole
+   * reader instances that leave at least one writer instance (so no shared instance mixes
+   * the readers' and the writers' kinds). Returns the settings, changed as little as keeps
+   * them together, and a sentence for each change, naming the setting and what it became.
    * @param {Settings} s @returns {{settings: Settings, notice: string|null}}
    */
   fit(s) {
-    const most = Number(s.gpus) - 1;
-    if (Number(s.readers) <= most) return { settings: s, notice: null };
-    return {
-      settings: { ...s, readers: most },
-      notice: `readers=${s.readers} leaves no writer among ${s.gpus} GPUs; using ${most}.`,
-    };
+    const next = { ...s };
+    const said = [];
+    const model = String(next.model);
+    // 1. the model: the writers' tp must hold it on both kinds (the shared layout's first
+    // instances are of the readers' kind), and reader_tp, if set, on the readers'
+    const both = Math.max(this.smallestTp(model, String(next.reader_gpu)) ?? Infinity,
+      this.smallestTp(model, String(next.writer_gpu)) ?? Infinity);
+    if (both === Infinity) {
+      const kind = this.smallestTp(model, String(next.reader_gpu)) === null ? next.reader_gpu : next.writer_gpu;
+      const fallback = /** @type {Field} */ (this.byName.get("model")).default;
+      said.push(`${this.tooBig(model, String(kind), 8)}; no instance of up to 8 ${kind}s holds it; using model=${fallback}.`);
+      next.model = fallback;
+    } else if (Number(next.tp) < both) {
+      const kind = (this.smallestTp(model, String(next.writer_gpu)) ?? 0) >= both ? next.writer_gpu : next.reader_gpu;
+      said.push(`${this.tooBig(model, String(kind), Number(next.tp))}; using tp=${both}.`);
+      next.tp = both;
+    }
+    const readersNeed = this.smallestTp(String(next.model), String(next.reader_gpu)) ?? 1;
+    if (Number(next.reader_tp) && Number(next.reader_tp) < readersNeed) {
+      said.push(`${this.tooBig(String(next.model), String(next.reader_gpu), Number(next.reader_tp))}; using reader_tp=${readersNeed}.`);
+      next.reader_tp = readersNeed;
+    }
+    // 2. whole instances: readers a multiple of both instance sizes, gpus of the writers', and
+    // at least one writer instance (all within the page's range of GPUs)
+    const tp = Number(next.tp);
+    const each = Math.max(tp, Number(next.reader_tp) || tp);
+    const top = /** @type {Field} */ (this.byName.get("gpus")).page[1];
+    const [asked, of] = [Number(next.readers), Number(next.gpus)];
+    const whole = Math.ceil(of / tp) * tp;
+    let readers = Math.max(each, Math.round(asked / each) * each);
+    const most = Math.floor((whole - tp) / each) * each; // the readers these GPUs leave a writer
+    if (readers > most && most >= each) readers = most; // fewer readers, rather than more GPUs
+    readers = Math.min(readers, Math.floor((top - tp) / each) * each);
+    if (readers !== asked) {
+      const sizes = Number(next.reader_tp) && Number(next.reader_tp) !== tp
+        ? `whole instances of the readers' ${next.reader_tp} GPUs and of the writers' ${tp}` : `whole instances of ${tp} GPUs`;
+      said.push(asked % each ? `readers=${asked} is not a multiple of ${each} (${sizes}); using ${readers}.`
+        : `readers=${asked} leaves no writer among ${of} GPUs; using ${readers}.`);
+      next.readers = readers;
+    }
+    const gpus = Math.max(whole, readers + tp);
+    if (gpus !== of) {
+      said.push(of % tp ? `gpus=${of} is not a whole number of instances of ${tp} GPUs; using ${gpus}.`
+        : `gpus=${of} leaves no writer instance of ${tp} GPUs after ${readers} readers; using ${gpus}.`);
+      next.gpus = gpus;
+    }
+    return { settings: said.length ? next : s, notice: said.length ? said.join(" ") : null };
+  }
+
+  /**
+   * The fewest GPUs of a kind (1, 2, 4 or 8) whose usable memory holds a model's weights, or
+   * null if no instance does. @param {string} model @param {string} kind @returns {number|null}
+   */
+  smallestTp(model, kind) {
+    return [1, 2, 4, 8].find((t) => this.usable(kind, t) >= this.facts.weights[model]) ?? null;
+  }
+
+  /** The memory an instance of t GPUs of a kind may use, in bytes. @param {string} kind @param {number} t */
+  usable(kind, t) {
+    const [share, of] = this.facts.usable;
+    return Math.floor((t * this.facts.memory[kind] * share) / of); // exact: below 2**53
+  }
+
+  /**
+   * Why a model does not fit t GPUs of a kind, as the simulator says it (sim/model/instances.py).
+   * @param {string} model @param {string} kind @param {number} t
+   */
+  tooBig(model, kind, t) {
+    const gb = (/** @type {number} */ x) => (x / 1e9).toFixed(1);
+    const [share, of] = this.facts.usable;
+    return `model=${model} does not fit: its weights are ${gb(this.facts.weights[model])} GB, and an instance of ` +
+      `${t} ${kind}${t > 1 ? "s" : ""} may use ${gb(this.usable(kind, t))} GB (${(share * 100) / of}% of ${(t * this.facts.memory[kind]) / 2 ** 30} GiB)`;
   }
 
   /**
@@ -152,10 +235,6 @@ export class SettingsTable {
     const notices = [];
     for (const [name, raw] of new URLSearchParams(search)) {
       if (VIEW.includes(name)) continue; // how it is shown: readView
-      if (name in this.later) { // the page keeps its default; any other value is refused
-        if (String(raw).trim() !== String(this.later[name])) notices.push(this.notOffered(name, raw));
-        continue;
-      }
       if (!this.byName.has(name)) {
         notices.push(`Unknown setting ${JSON.stringify(name)} ignored; known: ${[...this.byName.keys()].join(", ")}.`);
         continue;
@@ -167,15 +246,6 @@ export class SettingsTable {
     const fitted = this.fit(settings);
     if (fitted.notice) notices.push(fitted.notice);
     return { settings: fitted.settings, notices };
-  }
-
-  /**
-   * A setting of the simulator's that the page does not offer yet, refused in words.
-   * @param {string} name @param {unknown} raw
-   */
-  notOffered(name, raw) {
-    return `${name}=${String(raw).trim()} is not on this page yet: it runs ${this.later.model} on single GPUs with the lesson's costs and slots ` +
-      `(bigger models, GPUs working as one, roofline costs and KV memory are in python -m sim; see docs/simulator.md); using ${name}=${this.later[name]}.`;
   }
 
   /** The query for settings: only what differs from the defaults. @param {Settings} s */

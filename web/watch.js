@@ -11,6 +11,8 @@
 
 import { resolved } from "./view.js";
 import { laneRows, paintLayers } from "./watchdraw.js";
+import { kvAt, showKv } from "./watchkv.js";
+import { moment } from "./watchnow.js";
 
 const EPS = 1e-9; // s: the model's tie (costs.EPS): a step that starts at a word writes the next
 const TEXT_EVERY = 100; // ms: the readouts, at most ten times a second while playing
@@ -19,7 +21,7 @@ const WORDS = { shared: "shared", split: "split", chunked: "chunked" };
 
 /** @typedef {{lane: string, index: number, kind: string, start: number, end: number, request: number, replies: number, tokens: number}} WatchEvent */
 /** @typedef {{request: number, arrival: number, read: number|null, lane: string, index: number, first: number, last: number, word: number|null}} WatchRequest */
-/** @typedef {{layout: string, events: WatchEvent[], requests: WatchRequest[], steps: Map<string, WatchEvent[]>, rows: {lane: string, index: number}[]}} Layout */
+/** @typedef {{layout: string, events: WatchEvent[], requests: WatchRequest[], steps: Map<string, WatchEvent[]>, rows: {lane: string, index: number}[], capacity?: Record<string, number[]>}} Layout */
 
 /** The layouts the settings have (sim's layouts_of). @param {Record<string, number|string>} s */
 export function layoutsOf(s) {
@@ -32,42 +34,6 @@ const whole = (n) => n.toLocaleString("en-US");
 const clock = (t) => `${t.toFixed(4)} s`;
 /** A gap, in ms. @param {number} t */
 const ms = (t) => `${(t * 1e3).toFixed(1)} ms`;
-
-/** The largest i with list[i].end <= t, or -1 (a lane's steps follow one another). @param {WatchEvent[]} list @param {number} t */
-function lastEnded(list, t) {
-  let lo = 0, hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid].end <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
-}
-
-/**
- * At the playhead t, for one layout: prompts waiting for a reader (chunked: not yet read), the
- * replies in each writing GPU's slots, and the longest gap any of them is in now (the time
- * since its last word: its first, or the end of its GPU's last step that began at its first
- * word or later).
- * @param {Layout} layout @param {number} t
- */
-export function moment(layout, t) {
-  let waiting = 0, gap = 0;
-  /** @type {Map<string, number>} */ const slots = new Map();
-  for (const row of layout.rows) if (layout.steps.has(`${row.lane} ${row.index}`)) slots.set(`${row.lane} ${row.index}`, 0);
-  for (const r of layout.requests) {
-    if (r.arrival <= t && (r.read === null ? r.first > t : r.read > t)) waiting += 1;
-    if (!(r.first <= t && t < r.last)) continue;
-    const lane = `${r.lane} ${r.index}`;
-    slots.set(lane, (slots.get(lane) ?? 0) + 1);
-    const steps = layout.steps.get(lane) ?? [];
-    const k = lastEnded(steps, t);
-    const word = k >= 0 && steps[k].start >= r.first - EPS ? steps[k].end : r.word ?? r.first;
-    gap = Math.max(gap, t - word);
-  }
-  const doing = layout.events.filter((e) => e.kind !== "step" && e.start <= t && t < e.end);
-  return { waiting, slots, gap, doing };
-}
 
 export class Watch {
   /**
@@ -89,6 +55,7 @@ export class Watch {
     this.speed = Number(/** @type {HTMLSelectElement} */ (where.speed).value);
     /** @type {number|null} */ this.moved = null; // t0 of a window the learner moved to, for `movedFor`
     this.movedFor = "";
+    /** @type {number|null} */ this.aim = null; // where open() puts the playhead once its window comes
     this.visible = false;
     this.loading = false;
     this.frame = 0; // the requestAnimationFrame's id, while playing on screen
@@ -202,7 +169,7 @@ export class Watch {
   take(key, wanted, settings, replies, names) {
     const { t0, t1 } = replies[0];
     const layouts = names.map((layout, i) => {
-      const { events, requests } = replies[i];
+      const { events, requests, capacity } = replies[i]; // capacity: with memory=kv
       /** @type {Map<string, WatchEvent[]>} */ const steps = new Map();
       for (const e of events) {
         if (e.kind !== "step") continue;
@@ -212,7 +179,7 @@ export class Watch {
       }
       const rows = laneRows(layout, settings);
       for (const row of rows) if (row.lane !== "reader" && row.lane !== "link" && !steps.has(`${row.lane} ${row.index}`)) steps.set(`${row.lane} ${row.index}`, []);
-      return { layout, events, requests, steps, rows };
+      return { layout, events, requests, steps, rows, capacity };
     });
     const starts = [...new Set(layouts.flatMap((l) => l.events.map((e) => e.start)))].filter((t) => t >= t0 && t <= t1).sort((a, b) => a - b);
     const changed = this.data?.key !== key; // a new run: it starts at its window's start
@@ -230,7 +197,9 @@ export class Watch {
     // A changed run plays from its window's start, with nothing of it drawn yet (the playhead
     // where the run before left it could be at the window's end, every event drawn); a window
     // moved along the same run keeps the playhead move() gave it.
-    this.seek(changed ? t0 : Math.min(Math.max(this.at, t0), t1), true);
+    const aim = this.aim;
+    this.aim = null;
+    this.seek(aim === null && changed ? t0 : Math.min(Math.max(aim ?? this.at, t0), t1), true);
   }
 
   /** Move the window by its width, within the run. @param {number} direction */
@@ -239,10 +208,18 @@ export class Watch {
     const { t0, t1, end } = this.data;
     const width = t1 - t0;
     const next = Math.min(Math.max(0, t0 + direction * width), Math.max(0, end - width));
-    if (next === t0) return;
-    this.moved = next;
+    if (next !== t0) this.open(next);
+  }
+
+  /**
+   * Open the current run's window from t0, the playhead at `at` (the memory chart's "Watch the
+   * moment": where a reader is first held back). @param {number} t0 @param {number} [at]
+   */
+  open(t0, at = t0) {
+    this.moved = t0;
     this.movedFor = this.page.current().key;
-    this.at = next;
+    this.at = at;
+    this.aim = at;
     this.load();
   }
 
@@ -363,7 +340,12 @@ export class Watch {
       const values = [whole(now.waiting), slots, ms(now.gap).replace(" ", "\u00a0") + (over ? ", past the target" : "")];
       values.forEach((value, i) => { if (cells[i].textContent !== value) cells[i].textContent = value; });
       cells[2].classList.toggle("over", over);
+      if (layout.capacity) { // memory=kv: each lane's KV in use against its capacity
+        const busy = new Set(now.doing.filter((e) => e.kind === "read").map((e) => `${e.lane} ${e.index}`));
+        showKv(cells[3], layout.rows, kvAt(layout.events, this.at), layout.capacity, busy, now.waiting);
+      }
     }
+    this.where.now.classList.toggle("kv", this.data.layouts.some((l) => l.capacity));
     for (const row of this.where.now.querySelectorAll("[data-layout]")) {
       if (!this.data.layouts.some((l) => l.layout === /** @type {HTMLElement} */ (row).dataset.layout)) /** @type {HTMLElement} */ (row).hidden = true;
     }

@@ -16,15 +16,16 @@ const NAMES = { shared: ["shared: each GPU reads and writes", "shared: GPUs read
     "chunked: reads in chunks", "chunked"] };
 
 /**
- * The lanes of a layout, top to bottom: its GPUs; on the split its readers, the link, then
- * its writers (sim.watch's lanes and indices).
+ * The lanes of a layout, top to bottom: its instances (GPUs, with tp = 1); on the split its
+ * readers, the link, then its writers (sim.watch's lanes and indices: they count instances).
  * @param {string} layout @param {Record<string, number|string>} s @returns {{lane: string, index: number}[]}
  */
 export function laneRows(layout, s) {
-  const gpus = Number(s.gpus), readers = Number(s.readers);
+  const gpus = Number(s.gpus), readers = Number(s.readers), tp = Number(s.tp ?? 1);
+  const readerTp = Number(s.reader_tp ?? 0) || tp;
   const range = (/** @type {number} */ n, /** @type {string} */ lane) => Array.from({ length: n }, (_, index) => ({ lane, index }));
-  if (layout !== "split") return range(gpus, "gpu");
-  return [...range(readers, "reader"), { lane: "link", index: 0 }, ...range(gpus - readers, "writer")];
+  if (layout !== "split") return range(gpus / tp, "gpu");
+  return [...range(readers / readerTp, "reader"), { lane: "link", index: 0 }, ...range((gpus - readers) / tp, "writer")];
 }
 
 const TITLE_FONT = "600 13px system-ui, sans-serif";

@@ -79,7 +79,7 @@ def shows_value(name):
     settings.<name>): choices and worded settings are select boxes instead."""
     meta = FIELDS[name].metadata
     return (bool(meta["slider"]) and not meta["choices"] and not meta["names"]
-            and meta["group"] != "model")  # (not on the page yet: sim.settings.later)
+            and name != "reader_tp")  # (its 0 reads "as the writers'": models.js)
 
 
 def expected(lab, settings):

@@ -53,15 +53,16 @@ class Lab:
         return found
 
     def _remember(self, key, make, size, own=False):
-        """The run cached under key, or make() it; the oldest runs go past the budget (own:
-        a recorded run, in its cache of its own, past the watch_budget)."""
+        """The run cached under key, or make() it, weighing size(it); the oldest runs go past
+        the budget (own: a recorded run, in its cache of its own, past the watch_budget)."""
         runs, budget = (self._watched, self.watch_budget) if own else (self._runs, self.budget)
         held = "_watched_held" if own else "_held"
         found = runs.pop(key, None)
         if found is None:
-            found = (make(), size)
+            made = make()
+            found = (made, size(made))
             self.simulations += 1
-            setattr(self, held, getattr(self, held) + size)
+            setattr(self, held, getattr(self, held) + found[1])
         runs[key] = found
         while getattr(self, held) > budget and len(runs) > 1:
             setattr(self, held, getattr(self, held) - runs.popitem(last=False)[1][1])
@@ -70,7 +71,8 @@ class Lab:
     def run(self, layout, s):
         """One layout's run for settings s, simulated only if not cached."""
         key = (layout,) + depends(layout, s, self.sources.key(s))
-        return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s), s.requests)
+        return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s),
+                              lambda run: weight(run, s.requests))
 
     def workload(self, s):
         """The requests for settings s, made once for all the layouts that need them."""
@@ -114,7 +116,8 @@ class Lab:
         key = ("watched", known(layout, layouts_of(s))) + depends(layout, s, self.sources.key(s))
         work = self.workload(s)
         return self._remember(key, lambda: Watched(layout, getattr(layouts, layout)(
-            work, s, record=True), work), WEIGHT * s.requests, self.watch_budget is not None)
+            work, s, record=True), work),
+            lambda watched: weight(watched.run, WEIGHT * s.requests), self.watch_budget is not None)
 
     def runs(self, s):
         """{layout: run} for settings s: shared and split, and chunked when s.chunk > 0."""
@@ -315,6 +318,16 @@ LAYOUT = {
     + MODEL + ("reader_tp",),
 }
 # A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
+def weight(run, requests):
+    """What a run holds, in the budget's units (about a request's measures, ~130 bytes): its
+    requests, and the gaps it keeps one by one, about 32 bytes each (four to a unit). Where
+    a step's cost grows with its context (roofline, memory=kv) no gap is the regular step's,
+    so every step is kept: 70B's replies of 800 words keep ~80 a request, and counted as a
+    request each, a page's runs grew past the 2 GB a browser's Python can address."""
+    kept = len(run.first_gaps) + len(run.burst_gaps) + len(run.burst_counts)
+    return requests + kept // 4
+
+
 # a chart asks ~80 times for a key (a generator's was a third of its cached draw)
 _DEPENDS = {layout: attrgetter(*WORKLOAD, *names) for layout, names in LAYOUT.items()}
 _TRACED = {layout: attrgetter("rps", *names) for layout, names in LAYOUT.items()}

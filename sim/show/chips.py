@@ -4,15 +4,21 @@ layout at its rate goodput, side by side on one scale (docs/model.md: "Price and
 Its economics take every layout's rate bisection for every mix, so `chip_needs` lists them a
 simulation a piece, as the rate goodput's do, and the page can do them between newer
 settings' numbers once it shows the figure.
+
+A mix the simulator refuses at the settings (a model whose weights do not fit an instance of
+its chips at the settings' tp: docs/model.md, "GPUs working as one") is left out: its needs,
+stages, bars and numbers alike, and the caption says why, in the refusal's own words.
 """
 
+import re
 from functools import partial
 
 from ..model.economics import EXAMPLE_PRICE, TDP
+from ..model.instances import check
 from ..model.lab import RATE_STEPS, layouts_of
 from .charts import COLOURS, base_layout
 from .economics import count, dollars
-from .report import number, percent, rate, tag
+from .report import fill, number, percent, rate, tag, untag
 
 # (key, label, words, changes): A100s alone; Splitwise-HA's mix (H100s read, A100s write); H100s
 # alone; and H100s with the writers capped at half their power ("barely moved token speed").
@@ -56,10 +62,51 @@ def mixes(s):
     return out
 
 
+def runnable(s):
+    """The mixes the settings allow, as mixes() gives them, and those they refuse: [(key, words,
+    why)], why the refusal's first clause, shortened and tagged (refused)."""
+    kept, left = [], []
+    for key, label, words, m in mixes(s):
+        try:
+            check(m)
+        except ValueError as refusal:
+            left.append((key, words, refused(key, str(refusal))))
+        else:
+            kept.append((key, label, words, m))
+    return kept, left
+
+
+# instances.check's refusals that a mix may meet where the settings themselves pass
+DOES_NOT_FIT = re.compile(r"model=(?P<model>\S+) does not fit: its weights are "
+                          r"(?P<weights>[\d,.]+) GB, and "
+                          r"(?P<where>an instance|a reader instance|a writer instance) \([^)]*\) "
+                          r"of (?P<count>\d+) (?P<kind>\S+) may use (?P<usable>[\d,.]+) GB")
+WOULD_MIX = re.compile(r"readers=(?P<readers>\d+) is not a multiple of tp=(?P<tp>\d+), and the "
+                       r"readers' GPUs \([^)]*\) differ from the writers' \([^)]*\): a shared "
+                       r"instance would mix them")
+
+
+def refused(key, refusal):
+    """A refusal of instances.check in one clause, its numbers tagged: "405B's weights (811.7 GB)
+    do not fit an instance of 8 A100s (618.5 GB usable)"; another, up to its first ";"."""
+    found = DOES_NOT_FIT.match(refusal)
+    if found:
+        return (f"{tag(f'chips.{key}_model', found['model'])}'s weights "
+                f"({tag(f'chips.{key}_weights', found['weights'])} GB) do not fit "
+                f"{found['where']} of {tag(f'chips.{key}_gpus', found['count'])} {found['kind']} "
+                f"({tag(f'chips.{key}_usable', found['usable'])} GB usable)")
+    found = WOULD_MIX.match(refusal)
+    if found:
+        return (f"readers={tag(f'chips.{key}_readers', found['readers'])} is not a multiple of "
+                f"tp={tag(f'chips.{key}_tp', found['tp'])}, and a shared instance would mix the "
+                f"readers' GPUs with the writers'")
+    return refusal.split(";")[0]
+
+
 def chip_needs(lab, s):
     """Every mix's economics, a simulation a piece (each its layouts' rate bisections), mix
-    after mix: `chip_stages` draws the mixes done so far."""
-    return [partial(lab.economics_step, m) for *_, m in mixes(s) for _ in range(steps_of(m))]
+    after mix: `chip_stages` draws the mixes done so far. Only the mixes the settings allow."""
+    return [partial(lab.economics_step, m) for *_, m in runnable(s)[0] for _ in range(steps_of(m))]
 
 
 def steps_of(m):
@@ -73,22 +120,24 @@ def chip_stages(lab, s):
     done, a function drawing the figure with the mixes done so far)]. Each bar shown is the
     whole figure's own; a mix not yet done has no bars, and its place on the axis is kept."""
     out, done = [], 0
-    for k, (*_, m) in enumerate(mixes(s)[:-1]):
+    for k, (*_, m) in enumerate(runnable(s)[0][:-1]):
         done += steps_of(m)
         out.append((done, partial(chip_sketch, lab, s, k + 1)))
     return out
 
 
 def chip_sketch(lab, s, done):
-    """The figure with the first `done` mixes' bars alone."""
+    """The figure with the first `done` mixes' bars alone (of those the settings allow)."""
+    kept, left = runnable(s)
     found = [(key, label, words, m, lab.economics(m) if k < done else None)
-             for k, (key, label, words, m) in enumerate(mixes(s))]
-    return chip_chart(s, found)
+             for k, (key, label, words, m) in enumerate(kept)]
+    return chip_chart(s, found, left)
 
 
 def chip_economics(lab, s):
-    """{mix key: sim.economics for that mix}: the JSON the figure shows."""
-    return {key: lab.economics(m) for key, _, _, m in mixes(s)}
+    """{mix key: sim.economics for that mix}: the JSON the figure shows (the mixes the settings
+    allow)."""
+    return {key: lab.economics(m) for key, _, _, m in runnable(s)[0]}
 
 
 def prices_words(s):
@@ -121,13 +170,23 @@ def price_note(s):
 
 
 def chip_mix(lab, s):
-    """Figure 9: per $ (top) and per kWh (bottom), a bar per layout for each mix."""
-    found = [(key, label, words, m, lab.economics(m)) for key, label, words, m in mixes(s)]
-    return chip_chart(s, found), caption(s, found, list(found[0][4]))
+    """Figure 9: per $ (top) and per kWh (bottom), a bar per layout for each mix (each the
+    settings allow; the caption says why any other is left out)."""
+    kept, left = runnable(s)
+    found = [(key, label, words, m, lab.economics(m)) for key, label, words, m in kept]
+    if not found:
+        return chip_chart(s, found, left), nothing_runs(left)
+    return chip_chart(s, found, left), caption(s, found, list(found[0][4])) + left_out(left)
 
 
-def chip_chart(s, found):
-    """The chart of [(key, label, words, mix, its economics or None: not yet known)]."""
+def chip_chart(s, found, left=()):
+    """The chart of [(key, label, words, mix, its economics or None: not yet known)]; left: the
+    mixes refused, [(key, words, why)] (runnable), named in its meta. No mix: an empty chart."""
+    if not found:
+        layout = base_layout("", "")
+        layout["height"] = 600
+        layout["meta"] = {"mixes": [], "prices": [], "left_out": [key for key, *_ in left]}
+        return {"data": [], "layout": layout}
     known = [e for *_, e in found if e is not None]
     names = list(known[0])
     gap = 0.1  # of the plot's height, between the panels
@@ -164,6 +223,8 @@ def chip_chart(s, found):
     layout["meta"] = {"mixes": [key for key, *_ in found], "prices": [
         [m.reader_price or EXAMPLE_PRICE[m.reader_gpu], m.writer_price or EXAMPLE_PRICE[m.writer_gpu]]
         for *_, m, _ in found]}
+    if left:
+        layout["meta"]["left_out"] = [key for key, *_ in left]
     return {"data": data, "layout": layout}
 
 
@@ -191,7 +252,10 @@ def caption(s, found, names):
             best.append(f"{name} with {mixes_named} "
                         f"({tag(f'chips.{name}_{measure}', count(most))})")
         text += f"Most per {words}: {'; '.join(best)}. "
-    uncapped, capped = (dict((f[0], f[4]) for f in found)[key]["split"] for key in ("h100", "capped"))
+    economics = dict((f[0], f[4]) for f in found)
+    if "h100" not in economics or "capped" not in economics:  # one left out: nothing to compare
+        return text.rstrip()
+    uncapped, capped = (economics[key]["split"] for key in ("h100", "capped"))
     same = uncapped["rate"] == capped["rate"]
     speed = (f"keeps the split's rate goodput at {tag('chips.capped_rate', rate(capped['rate']))}"
              if same else f"moves the split's rate goodput from "
@@ -200,3 +264,30 @@ def caption(s, found, names):
     return text + (f"Capping the H100 writers at {capped_at()} {speed} req/s per GPU and lowers the power "
                    f"from {tag('chips.uncapped_watts', count(uncapped['watts']))} to "
                    f"{tag('chips.capped_watts', count(capped['watts']))} W.")
+
+
+def reasons(left):
+    """The mixes refused and why, those refused alike together: "A100s alone, because ..."."""
+    grouped = {}
+    for key, words, why in left:
+        grouped.setdefault(fill(*untag(why)), []).append((words, why))
+    out = []
+    for mixes_refused in grouped.values():
+        named = [words for words, _ in mixes_refused]
+        named = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+        out.append(f"{named}, because {mixes_refused[0][1]}")
+    return "; ".join(out)
+
+
+def left_out(left):
+    """The caption's last words where a mix is refused: which, and why."""
+    if not left:
+        return ""
+    them = "it" if len(left) == 1 else "them"
+    return f" Left out, as the simulator refuses {them} at these settings: {reasons(left)}."
+
+
+def nothing_runs(left):
+    """The caption of a figure with no mix the settings allow."""
+    return (f"None of the {tag('chips.mixes', number(len(left)))} mixes of A100s and H100s can run "
+            f"at these settings, so there is nothing to draw: {reasons(left)}.")

@@ -16,6 +16,7 @@ and 8 (real traffic) are on the page while a trace is chosen (SHOWN_WITH_A_TRACE
 
 from .chips import chip_economics, chip_mix, chip_needs, chip_stages
 from .economics import economics_needs, economics_words
+from .held import kv_chart, kv_needs
 from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_rps, link_needs,
                      needs_along, sketch_along, spread_along)
 from .models import MEMORY, bigger_models, memory_needs, memory_pushes_back, models_needs
@@ -104,6 +105,8 @@ FIGURES = {
     "models": Figure(10, "bigger-models", bigger_models, models_needs, page=False),
     "memory": Figure(11, "memory-pushes-back", memory_pushes_back, memory_needs, MEMORY,
                      page=False),
+    # the page's "Memory over time" (memory=kv): the split's KV cache over its run (held.py)
+    "kv": Figure(None, None, kv_chart, kv_needs),
 }
 
 # The figures the page shows only while a trace is chosen (traffic= other than the lesson's),

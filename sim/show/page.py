@@ -36,11 +36,17 @@ The web worker holds one `Page` and passes every message to `handle`:
          overlaps the window (docs/model.md: "Watch it run: the events"); without t0 and t1,
          the default window (figure 1's, widened to 2 s: show/watch.py), and the reply says which;
          also "requests", what the page shows at a playhead beyond the events (Watched.requests),
-         and "end", when the run's last word is written (how far the window may move)
+         and "end", when the run's last word is written (how far the window may move); with
+         memory=kv also "capacity", {lane: [each instance's KV capacity C in tokens]}
   {"type": "trace", "text": "<a trace file's text>", "name": "<its file name>"}
       -> {"trace": {"name", "trace_requests", "left_out", "recorded"}} ("recorded": the mean
          rate of its requests as recorded, "2.78", or null): the page's lab keeps it, and
          every request with "traffic": "own" replays it from then on
+  {"type": "capacity", "settings": {...}}
+      -> {"capacity": <python -m sim capacity --json>, "line": str, "shown": {key: text}}:
+         each pool's instances and the memory they hold (docs/model.md: "Memory of an
+         instance"), and the page's line that says so, a template with {capacity.*} fields
+         filled from "shown", as for the headline (sim.show.capacity.capacity_line)
 Bad requests get {"error": "<one clear line>"}; nothing else escapes (a bad trace keeps the one
 before it).
 """
@@ -49,12 +55,14 @@ import json
 from collections import OrderedDict
 from time import perf_counter
 
+from ..model.instances import capacity
 from ..model.lab import Lab, layouts_of
 from ..model.layouts import chip
 from ..model.watch import WEIGHT, window
 from ..settings import Settings
 from ..workload.tracefile import read_text
 from ..workload.window import taus
+from .capacity import capacity_line
 from .figures import FIGURES
 from .report import headline, intro, ms, number, rate, shown
 from .watch import default_window, reads
@@ -141,8 +149,10 @@ class Page:
             return self.trace(request.get("text"), request.get("name"))
         if kind == "watch":
             return watch_message(self.lab, s, request)
+        if kind == "capacity":
+            return capacity_message(s)
         raise ValueError(f"unknown request type {kind!r}; known: compare, figure, help, "
-                         "traffic, trace, watch")
+                         "traffic, trace, watch, capacity")
 
     def trace(self, text, name):
         """A trace of the learner's own, for traffic=own from now on."""
@@ -261,7 +271,7 @@ def told_point(point):
 def compare_message(lab, s):
     """What the page shows for settings s: the result, its numbers as text, the headline."""
     result = lab.compare(s)
-    template, texts = headline(s)
+    template, texts = headline(s, result)  # (with memory=kv, how many never fit)
     sentences, intro_texts = intro(s)
     sentences["reads"], read_texts = reads(s)  # Watch it run's: why a read is not the setting
     intro_texts.update(read_texts)
@@ -276,6 +286,14 @@ def compare_message(lab, s):
             "headline": template, "intro": sentences}
 
 
+def capacity_message(s):
+    """Each pool's instances and their memory (sim.capacity's, as is), and the line that says
+    so. A model its instances cannot hold is refused (a ValueError: {"error": ...})."""
+    found = capacity(s)
+    line, texts = capacity_line(found, s)
+    return {"capacity": found, "line": line, "shown": texts}
+
+
 def watch_message(lab, s, request):
     """The events of one layout in the window asked for, or in the default window."""
     layout, t0, t1 = request.get("layout"), request.get("t0"), request.get("t1")
@@ -285,8 +303,21 @@ def watch_message(lab, s, request):
     lab.watched(layout, s)  # the layout checked (and its run recorded) first
     t0, t1 = window(*(default_window(lab, s) if t0 is None else (t0, t1)))
     watched = lab.watched(layout, s)
-    return {"t0": t0, "t1": t1, "events": lab.watch(layout, t0, t1, s),
-            "requests": watched.requests(t0, t1), "end": watched.end()}
+    out = {"t0": t0, "t1": t1, "events": lab.watch(layout, t0, t1, s),
+           "requests": watched.requests(t0, t1), "end": watched.end()}
+    if s.memory == "kv":  # what each lane's kv events are measured against
+        out["capacity"] = lane_capacity(s)
+    return out
+
+
+def lane_capacity(s):
+    """{lane: [C of instance 0, 1, ...]}: the KV tokens each of a watch's lanes holds at most,
+    "gpu" the shared and chunked instances (of the readers' kind first), "reader" and "writer"
+    the split's (docs/model.md: "Memory of an instance")."""
+    found = capacity(s)
+    lanes = {"gpu": "shared", "reader": "readers", "writer": "writers"}
+    return {lane: [part["kv_tokens"] for part in found[pool] for _ in range(part["instances"])]
+            for lane, pool in lanes.items()}
 
 
 def footer():

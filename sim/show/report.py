@@ -129,43 +129,55 @@ HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} o
             "splitting them serves {split.goodput}.")  # {…}: a data-metric key, filled in
 
 
-def headline(s):
+def headline(s, result=None):
     """The headline for settings s, as a template and the texts of its {headline.*} fields:
     the lesson's, in words that fit the GPUs (every number in it is a marked field), and
-    from fewer requests than settle it, saying so."""
+    from fewer requests than settle it, saying so. With a bigger model's settings it says the
+    model and its instances too, and with memory=kv how many requests never fit (from the
+    compare result, when given): sim.show.capacity.model_words."""
+    from .capacity import model_words  # (capacity.py writes its numbers with this module's)
     thin, texts = untag(unsettled("headline", s.requests))
+    said, model = model_words(s, "headline", result)  # ({}, {}) at the lesson's model
+    lead, memory = f"With {said['what']}, within" if said else "Within", said.get("memory", "")
     if s.gpus == 2 and not s.chunk:
-        return (HEADLINE[:-1] + thin + "." if thin else HEADLINE), texts
+        return lead + HEADLINE[6:-1] + thin + "." + memory, {**texts, **model}
     writers = s.gpus - s.readers
     texts.update({"headline.gpus": number(s.gpus), "headline.readers": number(s.readers),
                   "headline.writers": number(writers), "headline.chunk": number(s.chunk)})
-    text = ("Within both targets, sharing the {headline.gpus} GPUs serves {shared.goodput} "
-            "of requests; splitting them into {headline.readers} "
-            f"reader{'' if s.readers == 1 else 's'} and {{headline.writers}} "
-            f"writer{'' if writers == 1 else 's'} serves {{split.goodput}}")
+    text = (lead + " both targets, sharing the {headline.gpus} GPUs" + said.get("shared", "")
+            + " serves {shared.goodput} of requests; splitting them into {headline.readers} "
+            f"reader{'' if s.readers == 1 else 's'}{said.get('readers', '')} and "
+            f"{{headline.writers}} writer{'' if writers == 1 else 's'}{said.get('writers', '')} "
+            "serves {split.goodput}")
     if s.chunk:
         text += ("; sharing them, reading prompts {headline.chunk} tokens a step, serves "
                  "{chunked.goodput}")
-    return text + thin + ".", texts
+    return text + thin + "." + memory, {**texts, **model}
 
 
 def intro(s):
     """The introduction's sentences that depend on the GPUs, as templates whose {intro.*}
     fields the page fills (each number marked): {"gpus": ..., "split": ...}.
-    At the lesson's two GPUs they are the lesson's own words."""
+    At the lesson's two GPUs they are the lesson's own words; with a bigger model's settings
+    they say the model and its instances (sim.show.capacity.model_words)."""
+    from .capacity import model_words
+    said, model = model_words(s, "intro")  # ({}, {}) at the lesson's model
     writers = s.gpus - s.readers
     if s.gpus == 2:
         gpus, split = "Two GPUs serve a language model.", "one GPU only reads, the other only writes"
     else:
         gpus = "{intro.gpus} GPUs serve a language model."
-        reads = "one GPU only reads" if s.readers == 1 else "{intro.readers} GPUs only read"
+        reads = ("one GPU only reads" if s.readers == 1 else
+                 "{intro.readers} GPUs" + said.get("readers", "") + " only read")
         if writers == 1:
             writes = "the other only writes" if s.readers == 1 else "the other one only writes"
         else:
-            writes = "the other {intro.writers} only write"
+            writes = "the other {intro.writers}" + said.get("writers", "") + " only write"
         split = f"{reads}, {writes}"
+    if said:
+        gpus = f"{gpus[:-1]} ({said['about']})."
     texts = {"intro.gpus": number(s.gpus), "intro.readers": number(s.readers),
-             "intro.writers": number(writers)}
+             "intro.writers": number(writers), **model}
     return {"gpus": gpus, "split": split}, texts
 
 
@@ -345,10 +357,6 @@ def limits_table():
     for name, f in FIELDS.items():
         meta = f.metadata
         where = " (the Traffic section)" if meta["group"] == "traffic" else ""
-        if meta["group"] == "model":  # sim.settings.schema leaves them out of the page
-            rows.append(f"| `{name}` | {f.default} | {describe(name)} | not on the page yet | "
-                        f"{meta['help']} |")
-            continue
         if meta["choices"]:
             rows.append(f"| `{name}` | {f.default} | {describe(name)} | a choice of "
                         f"{len(meta['choices'])}{where} | {meta['help']} |")

@@ -14,6 +14,7 @@ from functools import lru_cache
 from ..model.lab import Lab
 from ..settings import Settings
 from ..workload.summary import burstiness
+from .models import MEMORY, MEMORY_LOADS
 from .ratio import best
 from .report import number, plural
 from .walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK
@@ -64,6 +65,26 @@ TRAFFIC_STATES = (
      {"traffic": "azure-chat", "gpus": 8, "readers": BEST, "rps": 16.0}),
 )
 
+# Bigger models, GPUs working as one, costs that grow with context and memory that pushes back
+# (docs/model.md: "Bigger models, GPUs working as one, and memory"), in the "Go further"
+# panel's section of their own: the spec's settings (models-and-memory.md's table of figures),
+# and figure 11's split with KV memory at the lowest of its loads where the readers were held
+# back (`rps: PUSHED`, worked out from the runs).
+PUSHED = "pushed"
+MODEL_STATES = (
+    ("70b-4", "70B on 4 A100s each", {"model": "70B", "tp": 4, "gpus": 8, "readers": 4}),
+    ("405b-8", "405B on 8 H200s",
+     {"model": "405B", "tp": 8, "gpus": 16, "readers": 8, "reader_gpu": "H200",
+      "writer_gpu": "H200", "rps": 2.0, "ttft_target": 2.0, "gap_target": 0.2}),
+    ("long-roofline", "Long prompts, real costs: 16,000 tokens",
+     {"costs": "roofline", "prompt": 16000, "reply": 100, "rps": 0.5, "ttft_target": 2.0}),
+    ("memory-pushes-back", "Memory pushes back: 70B on 2 A100s at {rps} req/s",
+     {**MEMORY, "rps": PUSHED}),
+    ("different-tp", "Readers and writers, different tp: 4 and 2",
+     {"model": "70B", "tp": 2, "gpus": 8, "readers": 4, "reader_tp": 4, "reader_gpu": "H100",
+      "rps": 4.0, "ttft_target": 1.0}),
+)
+
 # A window "has a lull, then bursts" if its longest wait between two arrivals is at least a
 # quarter of its span, and the arrivals after it are bursty (their gaps' coefficient of
 # variation at least 2: random arrivals have 1); "without its bursts" if its arrivals are no
@@ -88,9 +109,23 @@ def without_bursts(lab, s):
 HOLDS = {"azure-code": lull_then_bursts, "azure-code-poisson": without_bursts}
 
 
+def pushed(lab, changes):
+    """The lowest of figure 11's loads at which the split's readers were held back (its
+    backpressure above 0) at these settings; a ValueError if none is."""
+    s = Settings().but(**{key: value for key, value in changes.items() if key != "rps"})
+    for load in MEMORY_LOADS:
+        if lab.compare(s.but(rps=load))["split"]["backpressure"] > 0:
+            return load
+    raise ValueError("memory never pushes back along figure 11's loads: see sim/show/states.py")
+
+
 def resolved(lab, name, label, changes):
     """(name, label, changes) with a claimed result worked out: readers=BEST set to the best
-    ratio's readers for the state's other settings, and the label saying it."""
+    ratio's readers for the state's other settings, and the label saying it; rps=PUSHED the
+    lowest load at which memory pushes back, and the label saying it."""
+    if changes.get("rps") == PUSHED:
+        load = pushed(lab, changes)
+        return name, label.format(rps=number(load)), {**changes, "rps": load}
     if changes.get("readers") != BEST:
         return name, label, changes
     others = {key: value for key, value in changes.items() if key != "readers"}
@@ -103,12 +138,12 @@ def resolved(lab, name, label, changes):
 
 
 def named(lab):
-    """[(group, name, label, changes)] of every named state, the lesson's, the explorer's and
-    the traffic's, each claimed result worked out from lab's runs; refuses (ValueError) a
+    """[(group, name, label, changes)] of every named state, the lesson's, the explorer's,
+    the traffic's and the models', each claimed result worked out from lab's runs; refuses (ValueError) a
     state whose label describes its traffic wrongly."""
     out = []
     for group, states in (("lesson", STATES), ("explorer", EXPLORER_STATES),
-                          ("traffic", TRAFFIC_STATES)):
+                          ("traffic", TRAFFIC_STATES), ("model", MODEL_STATES)):
         for state in states:
             name, label, changes = resolved(lab, *state)
             holds = HOLDS.get(name)

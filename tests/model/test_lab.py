@@ -39,6 +39,25 @@ def test_cache_is_bounded():
     assert lab.compare(Settings(rps=1.0)) == sim.compare(rps=1.0)
 
 
+def test_a_run_weighs_the_gaps_it_keeps():
+    """A run of growing step costs keeps a gap a step (none is the regular step's): it weighs
+    them, so that a page's Python stays within its budget (it once grew past 2 GB)."""
+    from sim.model.lab import weight
+    lesson = sim.Lab().run("split", Settings())
+    assert 600 <= weight(lesson, 600) < 2 * 600  # the toy keeps few: about its requests
+    s = Settings().but(model="70B", tp=2, gpus=4, readers=2, memory="kv", slots=1024,
+                       reply=800, rps=0.5, ttft_target=2.0, requests=100)
+    heavy = sim.Lab().run("split", s)
+    kept = len(heavy.first_gaps) + len(heavy.burst_gaps) + len(heavy.burst_counts)
+    assert kept > 50 * s.requests
+    assert weight(heavy, s.requests) == s.requests + kept // 4
+    lab = sim.Lab(budget=20 * s.requests)
+    for rps in (0.5, 0.6, 0.7):
+        lab.run("split", s.but(rps=rps))
+    assert lab._held <= 20 * s.requests + weight(heavy, s.requests)  # the last run may pass it
+    assert len(lab._runs) < 3
+
+
 def test_crossover_in_steps_equals_in_one_go():
     lab = sim.Lab()
     s = Settings(rps=6.0, prompt=3000)
