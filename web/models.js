@@ -37,7 +37,7 @@ export class Models {
     this.fields = ORDER.map((name) => /** @type {Field} */ (table.byName.get(name)));
     for (const f of this.fields) {
       const set = (/** @type {number|string} */ value) => change({ ...current(), [f.name]: value });
-      // the readers' tp steps from "as the writers'" (0) to the sizes that hold the model
+      // the readers' tp steps through 0 ("as the writers'"), then the sizes that hold the model
       const by = f.name === "reader_tp" ? (/** @type {number} */ v, /** @type {number} */ step) => {
         const least = table.smallestTp(String(current().model), String(current().reader_gpu)) ?? 8;
         const allowed = [0, .../** @type {number[]} */ (f.slider).filter((t) => t >= least)];

@@ -80,13 +80,13 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     refs = [ref for ref in re.findall(r'<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"', page)
             if not ref.startswith("data:")]
     # the style, Plotly's style, the icon, start.js, app.js, and a modulepreload for each
-    # module these two import (16)
+    # module these two import (18: models.js, watchkv.js and watchnow.js joined the 15)
     preloaded = [ref.partition("?")[0] for ref in re.findall(r'<link rel="modulepreload" href="([^"]+)"', page)]
     assert preloaded == build.imported("start.js") + sorted(set(build.imported("app.js")) - {*build.imported("start.js"), "start.js"})
-    assert len(preloaded) == 15 and len(refs) == 5 + 15
+    assert len(preloaded) == 18 and len(refs) == 5 + 18
     # Plotly, which start.js runs once the worker runs
     refs += re.findall(r'<meta name="pdsplit:plotly" content="([^"]+)">', page)
-    assert len(refs) == 21 and refs[-1].startswith("vendor/plotly-basic.min.js?")
+    assert len(refs) == 24 and refs[-1].startswith("vendor/plotly-basic.min.js?")
     # the hub's page (a course page's one Python): hub.js and its imports' modulepreloads,
     # and what its worker boots from, the same as the page's
     hub = (DIST / "hub.html").read_text()
