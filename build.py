@@ -411,6 +411,11 @@ def write_states(out, states):
     return {"plain": f"{STATES_FILE}?v={tag}", "packed": f"{STATES_FILE}.gz?v={tag}"}
 
 
+def changes(settings, defaults):
+    """A named state's settings as what differs from the defaults' (the page's own list)."""
+    return {key: value for key, value in settings.items() if defaults.get(key) != value}
+
+
 def render_page(states, wheel, version, pyodide, snapshot_bytes, states_file):
     """index.html: the lesson's text with the defaults' numbers in place, and what app.js
     needs before Python: the settings table, and the named states (their names and settings,
@@ -437,7 +442,10 @@ def render_page(states, wheel, version, pyodide, snapshot_bytes, states_file):
              "sketched": [name for name, f in FIGURES.items() if f.sketch],
              "staged": [name for name, f in FIGURES.items() if f.stages],
              "pyodide": pyodide, "version": version,
-             "states": states[:1] + [{key: state[key] for key in ("name", "label", "group", "settings")}
+             # the others by what they change from the defaults (app.js fills in the rest): 24
+             # states' every setting were 13 kB of the page fetched again on every visit
+             "states": states[:1] + [{**{key: state[key] for key in ("name", "label", "group")},
+                                      "changes": changes(state["settings"], states[0]["settings"])}
                                      for state in states[1:]],
              "states_file": states_file,
              "simulator": __version__}  # window.pdsplit.version: the sim package's version

@@ -44,8 +44,10 @@ const PARTS = ["headline", "numbers", "controls", ...MAIN, ...LESSON, "watch", "
 /** The part that shows a figure, where the two names differ. @type {Record<string, string>} */
 const PART_OF = { kv: "memory" };
 
-/** @type {{schema: any[], fit: import("./settings.js").FitFacts, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, compare?: any, figures?: Record<string, any>}[], states_file?: {plain: string, packed: string}}} */
+/** @type {{schema: any[], fit: import("./settings.js").FitFacts, headline: string, wheel: string, pyodide: string, version: string, examples: Record<string, string>, sketched: string[], staged: string[], states: {name: string, label: string, group: string, settings: Record<string, number|string>, changes?: Record<string, number|string>, compare?: any, figures?: Record<string, any>}[], states_file?: {plain: string, packed: string}}} */
 const baked = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("pdsplit-baked")).textContent ?? "{}");
+// The named states after the first (the defaults) come as what they change (build.py, changes).
+for (const state of baked.states) state.settings ??= { ...baked.states[0].settings, ...state.changes };
 const table = new SettingsTable(baked.schema, baked.fit);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -413,7 +415,10 @@ async function figureCall(/** @type {string} */ type, /** @type {Object} */ body
 /** What a lane puts on screen. @param {boolean} main  the numbers and main charts' lane */
 function shows(main) {
   return {
-    numbers: (/** @type {Job} */ job, /** @type {any} */ reply) => drawNumbers(reply, "python"),
+    numbers: (/** @type {Job} */ job, /** @type {any} */ reply) => {
+      drawNumbers(reply, "python");
+      for (const name of mainCharts()) if (name in current.built) drawFigure(name, current.built[name], "python");
+    },
     figure: (/** @type {Job} */ job, /** @type {string} */ name, /** @type {any} */ reply) => {
       // The main thread draws the main charts first: a figure that is ready before them
       // waits (the stall figure alone takes ~0.1 s to draw).
@@ -446,7 +451,7 @@ const figuresLane = new Latest(figureCall, shows(false));
 /**
  * The work for the current settings: its two lanes' jobs, the figures waiting for the main
  * charts, and a promise that every chart and figure is drawn.
- * @type {{numbers: Job, figures: Job, lane: string[], held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>, helped: Promise<void>, helping: boolean}}
+ * @type {{numbers: Job, figures: Job, lane: string[], built: Record<string, any>, held: Map<string, {whole: boolean, draw: () => void}>, mainDone: boolean, mainDrawn: ReturnType<typeof deferred>, settled: ReturnType<typeof deferred>, helped: Promise<void>, helping: boolean}}
  */
 let current;
 
@@ -456,16 +461,26 @@ function compute() {
   drawn = noneDrawn();
   current?.settled.reject(new Error("superseded by newer settings"));
   current?.mainDrawn.reject(new Error("superseded by newer settings"));
-  const numbers = new Job({ ...settings }, key, mainCharts(), true, baked.sketched);
-  const figures = new Job({ ...settings }, key, lane, false, baked.sketched);
+  // A named state's charts and figures were worked out by the build, by this very simulator
+  // for these very settings: drawn from there once its numbers are (the main charts) and
+  // after the main charts (the rest, as the figures' worker's would be), not worked out again,
+  // which for the models' states took minutes. Only its numbers are asked of Python.
+  const built = baked.states.find((s) => s.figures && keyOf(s.settings) === key)?.figures ?? {};
+  const toWork = (/** @type {string[]} */ names) => names.filter((name) => !(name in built));
+  const main = toWork(mainCharts());
+  const numbers = new Job({ ...settings }, key, main, true, baked.sketched);
+  const figures = new Job({ ...settings }, key, toWork(lane), false, baked.sketched);
   // `current` first: the figures' lane asks it whether the main charts are drawn yet, or
   // whether the figures' worker, if any, is done helping with their points
   const helper = figuresWorker();
-  const helping = Boolean(helper && mainCharts().length);
-  const helped = helping ? help(numbers, mainCharts()[0], (type, body) => /** @type {Python} */ (helper).call(type, body))
+  const helping = Boolean(helper && main.length);
+  const helped = helping ? help(numbers, main[0], (type, body) => /** @type {Python} */ (helper).call(type, body))
     : Promise.resolve();
-  const work = current = { numbers, figures, lane, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped, helping };
+  const work = current = { numbers, figures, lane, built, held: new Map(), mainDone: false, mainDrawn: deferred(), settled: deferred(), helped, helping };
   if (helping) helped.then(() => { work.helping = false; });
+  for (const name of lane.filter((name) => name in built)) {
+    work.held.set(name, { whole: true, draw: () => drawFigure(name, built[name], "python") });
+  }
   numbersLane.want(numbers);
   figuresLane.want(figures);
   // The verdict is never shown for settings it was not worked out for: it gives way at once,

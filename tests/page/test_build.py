@@ -106,13 +106,14 @@ def test_page_refers_only_to_its_own_files_each_versioned():
     assert 'new URL("./sw.js", import.meta.url)' in (DIST / "python.js").read_text()
     config = python_config()
     refs += [baked()["wheel"], config["wheel"], config["snapshot"]]
-    # 21 in the page, 3 in the hub's; 12 imports in app.js, 2 in start.js (python.js and
+    # 24 in the page, 3 in the hub's; 13 imports in app.js, 2 in start.js (python.js and
     # hub-client.js), 3 in explorer.js (controls.js, economics.js and traffic.js: what the
     # toy's button sets back), 3 in traffic.js (controls.js, store.js and view.js), 2 in
-    # watch.js (view.js and watchdraw.js), 2 in worker.js (downloads.js and store.js), 2 in
-    # hub.js (python.js and hub-client.js), 1 in hub-client.js (python.js), 1 in sw.js
-    # (downloads.js); the wheel twice, the snapshot
-    assert len(refs) == 21 + 3 + 28 + 3
+    # models.js (controls.js and view.js), 4 in watch.js (view.js, watchdraw.js, watchkv.js
+    # and watchnow.js), 2 in worker.js (downloads.js and store.js), 2 in hub.js (python.js
+    # and hub-client.js), 1 in hub-client.js (python.js), 1 in sw.js (downloads.js); the
+    # wheel twice, the snapshot
+    assert len(refs) == 24 + 3 + 33 + 3
     pyodide = f"pyodide/{json.loads((ROOT / 'node_modules' / 'pyodide' / 'package.json').read_text())['version']}/"
     for ref in refs:
         assert not re.match(r"^(https?:)?//", ref), ref
@@ -133,7 +134,8 @@ def test_index_html_carries_the_defaults_and_the_states_file_the_rest():
     inline = json.loads(re.search(r'id="pdsplit-baked">(.*?)</script>', page, re.S).group(1))
     first, *others = inline["states"]
     assert {"compare", "figures"} <= set(first) and first["settings"] == sim.Settings().as_dict()
-    assert others and all(set(state) == {"name", "label", "group", "settings"} for state in others)
+    # the others by what they change from the defaults, which the page fills in
+    assert others and all(set(state) == {"name", "label", "group", "changes"} for state in others)
     plain = (DIST / "states.json").read_bytes()
     assert gzip.decompress((DIST / "states.json.gz").read_bytes()) == plain
     tag = hashlib.sha256(plain).hexdigest()[:12]
@@ -141,6 +143,9 @@ def test_index_html_carries_the_defaults_and_the_states_file_the_rest():
     assert python_config()["states"] == inline["states_file"]["packed"]
     whole = json.loads(plain)
     assert [state["name"] for state in whole] == [state["name"] for state in others]
+    for state, told in zip(whole, others):
+        assert told["changes"] and {**first["settings"], **told["changes"]} == state["settings"]
+        assert all(first["settings"][key] != value for key, value in told["changes"].items())
     for state in whole:  # as the page shows them: a native compare's message, every figure
         assert state["compare"]["result"] == json.loads(json.dumps(sim.compare(**state["settings"])))
     assert len(page.encode()) < 100_000  # the second visit's target: nothing over 100 kB again

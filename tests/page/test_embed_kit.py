@@ -113,7 +113,7 @@ def test_bad_view_values_are_said_and_the_piece_goes_on(browser, site):
         assert page.is_visible("#notices")
         assert ("show=link,bogus: bogus is not a part; the parts are headline, numbers, controls, goodput, "
                 "gap, stall, link, prompt, watch, explorer, traffic, rate, economics, verdict, ratio, chips, "
-                "know, traces_ratio, footer. Showing link.") in notices
+                "know, traces_ratio, memory, footer. Showing link.") in notices
         assert "theme=purple is not one of auto, light, dark; using auto" in notices
         assert ("controls=link,speed: speed is not a slider; the sliders are rps, prompt, reply, link, "
                 "ttft_target, gap_target, traffic, arrivals, trace_start.") in notices

@@ -336,7 +336,8 @@ def test_every_named_state_s_button_shows_a_native_run_s_words(walker, group, na
     if group == "lesson":  # its buttons keep what Go further sets: from the lesson's own
         page.evaluate("s => window.pdsplit.set(s)", defaults(rps=6.0))
     page.evaluate("o => document.getElementById('explorer').open = o", group != "lesson")
-    row = {"lesson": "#states", "explorer": "#explorer-states", "traffic": "#traffic-states"}[group]
+    row = {"lesson": "#states", "explorer": "#explorer-states", "traffic": "#traffic-states",
+           "model": "#model-states"}[group]
     buttons = page.locator(f"{row} > button")
     labels = buttons.all_text_contents()
     assert label in labels, labels  # the label, as worked out from the runs
@@ -351,6 +352,7 @@ def test_every_named_state_s_button_shows_a_native_run_s_words(walker, group, na
     if group != "lesson":
         shown += ["traffic", "rate", "economics", "verdict", "ratio", "chips"]
         shown += list(SHOWN_WITH_A_TRACE) if s.traffic != "lesson" else []
+        shown += ["kv"] if s.memory == "kv" else []  # Memory over time, shown with memory=kv
     captions = page.evaluate(CAPTIONS)
     for figure in shown:
         assert captions[figure] == FIGURES[figure].render(native, s)["caption"], (name, figure)

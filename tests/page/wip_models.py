@@ -1,7 +1,6 @@
-"""NOT YET COLLECTED (named wip_, not test_): the issue 48 page checks below time out or
-fail on this machine as written (a state page at "Memory pushes back" waits minutes for its
-figures in the browser; its result's settings echo differs from a native run's); rename to
-test_page_models.py once they pass.
+"""NOT YET COLLECTED (named wip_, not test_): run as test_page_models.py, three tests pass and
+the fourth fails, then the module hangs (30 min) on this machine; rename once they pass. The
+named states' numbers and captions are checked in test_page_truth.py.
 
 Bigger models, GPUs working as one, costs and memory on the page (docs/model.md: "Bigger
 models, GPUs working as one, and memory"): the "Go further" panel's section of their own, its
