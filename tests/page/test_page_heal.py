@@ -278,7 +278,9 @@ def test_a_figures_worker_lost_while_it_helps_costs_the_main_charts_nothing(brow
     as it is asked to help, it is not waited for: the main charts are complete from the
     numbers' worker alone, exact, long before the stuck one's deadline; then a new figures'
     worker is started and draws the figures."""
-    page = open_page(browser, site, cores=4)
+    # settings the build did not bake: settled, their figures came from the figures' worker,
+    # which is then up (a named state's come from the build, with no worker but the numbers')
+    page = open_page(browser, site + "?prompt=2100", cores=4)
     try:
         page.evaluate("window.pdsplit.settled()")
         for worker in page.workers:  # only the figures' worker is ever asked to help
