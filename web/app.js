@@ -353,6 +353,12 @@ function firstPoints(name, source) {
 
 /** @type {Promise<void>} */ let bakedDrawn = Promise.resolve(); // the baked charts on screen
 
+/** The named state the build worked out for settings of `key`, once its results are here
+ * (the defaults' in index.html, the others' from the states' file: loadStates). @param {string} key */
+function builtFor(key) {
+  return baked.states.find((s) => s.figures && keyOf(s.settings) === key);
+}
+
 /**
  * Show the baked result for the current settings, if the build made one. Spread, the charts
  * are drawn one a task, so that the main thread is free in between (the worker's start
@@ -361,8 +367,8 @@ function firstPoints(name, source) {
  */
 function drawBaked(spread = false) {
   const key = keyOf(settings);
-  const state = baked.states.find((s) => keyOf(s.settings) === key && s.compare);
-  if (!state?.figures) return false;
+  const state = builtFor(key);
+  if (!state) return false;
   const figures = state.figures;
   drawNumbers(state.compare, "baked");
   const order = [...mainCharts(), ...laneFigures()];
@@ -465,7 +471,7 @@ function compute() {
   // for these very settings: drawn from there once its numbers are (the main charts) and
   // after the main charts (the rest, as the figures' worker's would be), not worked out again,
   // which for the models' states took minutes. Only its numbers are asked of Python.
-  const built = baked.states.find((s) => s.figures && keyOf(s.settings) === key)?.figures ?? {};
+  const built = builtFor(key)?.figures ?? {};
   const toWork = (/** @type {string[]} */ names) => names.filter((name) => !(name in built));
   const main = toWork(mainCharts());
   const numbers = new Job({ ...settings }, key, main, true, baked.sketched);
