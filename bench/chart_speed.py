@@ -39,7 +39,7 @@ from playwright.sync_api import sync_playwright
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent / "tests")]
 from record import note  # noqa: E402
 from page_speed import CORES, CURRENT_KEY, booted, launch, p95, serve  # noqa: E402
-from helped import TOLD  # noqa: E402  (counts the points the figures' worker simulated)
+from helped import TOLD, figures_worker_up  # noqa: E402  (counts the points the figures' worker simulated)
 
 import sim  # noqa: E402
 from sim.show.curves import points  # noqa: E402
@@ -137,6 +137,8 @@ def native(settings, times=NATIVE_TIMES):
 def run(browser, base, start, cores=0, helped=True):
     page = booted(browser, base + start, DRAW_TIMES + TOLD + (CORES.format(cores) if cores else "")
                   + ("" if helped else NO_HELP))
+    if cores >= 4:
+        figures_worker_up(page)  # the steps measured are those of a page with both workers up
     page.evaluate(LISTEN)
     page.evaluate("window.__drawTimes = {}; window.__told = 0")
     runs = []

@@ -9,7 +9,7 @@ import pytest
 
 import sim
 from conftest import open_page
-from helped import TOLD
+from helped import TOLD, figures_worker_up
 from sim.show.figures import FIGURES
 
 # Wraps Plotly.react as Plotly is defined, and listens for the page's two chart events.
@@ -57,6 +57,8 @@ def page(browser, site, request):
     page = open_page(browser, site, cores=request.param, script=DRAWS + TOLD)
     page.cores = request.param
     page.evaluate("window.pdsplit.settled()")
+    if page.cores >= 4:
+        figures_worker_up(page)  # (the defaults' charts are the build's: settled before it is)
     yield page
     page.context.close()
 
