@@ -30,7 +30,7 @@ class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
     __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "step", "last_step", "marks", "clocks", "passes", "events", "held")
+                 "step", "last_step", "marks", "clocks", "passes", "events", "held", "reads_at")
 
     def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
                  last_step, marks, clocks=None, passes=None, events=None):
@@ -52,7 +52,10 @@ class Served:
         # The general loop's (instance.py) record instead: (kind, start, end, job, replies,
         # tokens) of every read and pass, as it walked them.
         self.events = events
-        self.held = None  # memory=kv on a fast loop that cannot bind: the most KV tokens it held
+        # memory=kv on a fast loop that cannot bind: the most KV tokens it held (chunked.py) or,
+        # gpu.loop's, the step count as each of its reads began, from which that follows (peak.py)
+        self.held = None
+        self.reads_at = None
 
 
 def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
@@ -94,12 +97,14 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked
     checks sit inside branches that only counting loops take (record, or a router's), so a
     loop that neither counts nor watches runs exactly the code it ran before.
 
-    memory (memory=kv, where it cannot bind: memory.py) keeps the most KV tokens its jobs hold
-    at once, each its prompt and reply from its read's start to its last word; its checks sit
-    in the read's branch only. marked keeps its marks without counting, from which its last
-    words' times follow (the split's writers with memory=kv)."""
+    memory (memory=kv, where it cannot bind: memory.py) keeps the step count as each read
+    begins, from which the KV tokens its jobs hold follow, each its prompt and reply from its
+    read's start to its last word step; its check sits in the read's branch only. marked keeps
+    its marks without counting, from which its last words' times follow (the split's writers
+    with memory=kv)."""
     read_cost, step = chip.read_cost, chip.step
-    holding, held, most = [], 0, 0  # memory: heap of (last step, tokens) of the jobs admitted
+    reads_at = []  # memory: the step count as each read began
+    read_at = reads_at.append
     counting = record  # a router's questions need the marks and the ended replies
     first = []
     # per job: its largest gap up to its first step, and the index of the first burst gap it
@@ -263,16 +268,8 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked
                 writing = len(ending)
             p = q
             if p:
-                if memory:  # admitted as its read starts: what has ended by now is free
-                    while holding and holding[0][0] <= steps:
-                        held -= heappop(holding)[1]
-                    held += p + r
-                    if held > most:
-                        most = held
-                    if r > 1:
-                        heappush(holding, (steps + r - 1, p + r))
-                    else:  # its only word ends its read
-                        held -= p + r
+                if memory:  # admitted as its read starts
+                    read_at(steps)
                 clock += p * read_cost
                 first[i] = clock
                 if marking:
@@ -305,5 +302,5 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked
     served = Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
                     last_step, marks, clocks)
     if memory:
-        served.held = most
+        served.reads_at = reads_at
     return served

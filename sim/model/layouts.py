@@ -29,7 +29,7 @@ class Run:
 
     __slots__ = ("ttft", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "regular",
                  "gaps", "measured", "scored", "gpus", "handed", "dropped", "memory", "pushed",
-                 "held", "kv")
+                 "kv")
 
     def __init__(self):
         self.ttft = []  # time to first word of every request
@@ -46,7 +46,6 @@ class Run:
         self.dropped = 0  # requests too long to ever fit (memory=kv): served nowhere, not good
         self.memory = None  # memory=kv: the measures of what its instances held (metrics.score)
         self.pushed = None  # memory=kv, split: the run walked (backpressure.Split), when recording
-        self.held = []  # memory=kv on fast loops that cannot bind: the most each GPU held
         # memory=kv, when recording: each lane's (time, tokens held from then on)
         self.kv = None
 
@@ -105,8 +104,6 @@ def pool(loops, routing, reach, jobs, arrivals, order=None, record=False):
     run = Run()
     for loop, given in zip(loops, assign(routing, loops, reach, jobs)):
         served = gpu.finish(loop)
-        if served.held is not None:
-            run.held.append(served.held)
         requests = given if order is None else list(map(order.__getitem__, given))
         run.add(served, list(map(arrivals.__getitem__, requests)))
         if record:

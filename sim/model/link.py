@@ -98,8 +98,10 @@ def hand_over(work, s, seen=None):
                    else repeat(0.0))
     departs = None
     if seen is not None:  # free: a whole cache goes as its read ends, layer by layer with the first
-        ready = [end if end is None or not s.layerwise else start + f
-                 for f, start, end in zip(first_layer, starts, ends)]
+        ready = ends  # whole: as its read ends (the same list, never written)
+        if s.layerwise:
+            ready = [end if end is None else start + f
+                     for f, start, end in zip(first_layer, starts, ends)]
         # a queued link moves some departures later (below): then they are a list of their own
         departs = list(ready) if s.link_sharing == "queued" else ready
         seen.update(reads=(starts, ends, who), departs=departs, ready=ready)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings as hsettings, strate
 
 import oracle
 import sim
-from sim.model import layouts, memory
+from sim.model import layouts, memory, peak
 from sim.model.backpressure import Split
 from sim.model.instances import check
 from sim.model.link import reader_chip
@@ -141,8 +141,8 @@ def test_most_held_is_what_held_counts():
                    for _ in range(2 * rng.randrange(0, 30))]
         intervals = [(min(a, b), max(a, b), rng.randrange(1, 9))
                      for a, b in zip(moments[::2], moments[1::2])]
-        assert memory.most_held(*columns(intervals)) == memory.held(intervals)
-        assert memory.most_held(*columns(sorted(intervals))) == memory.held(intervals)
+        assert peak.most_held(*columns(intervals)) == peak.held(intervals)
+        assert peak.most_held(*columns(sorted(intervals))) == peak.held(intervals)
 
 
 def columns(intervals):
