@@ -1,15 +1,14 @@
 """The layouts with `memory=kv` (docs/model.md: "Memory that pushes back"): what each instance
 holds, and where it could bind, the runs that let it.
 
-Where memory cannot bind, a run with `memory=kv` runs on the fast loops, which also count what
-they hold: the shared and chunked layouts' every number is memory=slots', and the split's too
-with one writer (with several, a cache's writer is chosen as it asks, not as it lands). Where it
+Where memory cannot bind, a run with `memory=kv` runs on the fast loops, and what each instance
+held is worked out once it is done (peak.py; the split's run is quiet.py's): the shared and
+chunked layouts' every number is memory=slots', and the split's too with one writer (with
+several, a cache's writer is chosen as it asks, not as it lands). Where it
 may bind, the shared and chunked instances run the general loop, each admitting a job only once
 it fits (instance.py), and the split's readers, link and writers are walked together, moment by
 moment (backpressure.py): the one place where they are coupled.
 """
-
-from operator import add
 
 from . import instance as general
 from . import layouts
@@ -31,12 +30,13 @@ def with_memory(work, s, record, make, fast):
     watched) then run it as with memory=slots."""
     chips = layouts.instances(s)
     room = min(c.capacity for c in chips)
-    totals = list(map(add, work.prompts, work.replies))
+    totals = work.totals
     if fast and all(map(layouts.simple, chips)) and s.slots * max(totals, default=0) <= room:
         jobs = list(zip(work.arrivals, work.replies, work.prompts))
         run = layouts.pool([fast(c) for c in chips], s.routing, work.arrivals, jobs,
                            work.arrivals, record=True)  # (each GPU's Served: what it held)
-        most = [served.held if served.reads_at is None else  # (a chunked GPU counts its own)
+        # what each held: a chunked GPU counts its own, gpu.loop keeps its reads' steps
+        most = [served.held if served.reads_at is None else
                 reads_held(served.reads_at, served.last_step, pick(work.replies, requests),
                            pick(totals, requests), pick(work.prompts, requests))
                 for served, requests in run.gpus]
@@ -78,11 +78,11 @@ def whole_reads(served, requests, work):
 
 def split(work, s, record=False):
     """The split with KV memory: on the fast loops where it cannot bind (the toy's costs, one GPU
-    an instance, and room to spare all along), else walked together (backpressure.py)."""
+    an instance, and room to spare all along: quiet.py), else walked together (backpressure.py)."""
     reader, writer = reader_chip(s), layouts.writer_chip(s)
     writers = (s.gpus - s.readers) // s.tp
     if layouts.simple(reader) and layouts.simple(writer):
-        run = quiet(work, s, reader, writer, writers, record)
+        run = quiet(work, s, reader, writer, s.readers // reader_tp(s), writers, record)
         if run is not None:
             return run
     walked = Split(work, s, reader, writer, s.readers // reader_tp(s), writers, record).run()

@@ -22,22 +22,27 @@ def most_held(starts, ends, tokens):
     return changes_held(ends + starts, list(map(neg, tokens)) + tokens)
 
 
-def reader_held(starts, landings, prompts):
-    """most_held of one reader's caches, each held from its read's start until it lands.
+def readers_held(starts, landings, prompts, bounds):
+    """The most a reader held, each of its caches from its read's start until it lands: the
+    readers' caches reader by reader, each reader's in the order it read them, between two
+    consecutive `bounds`.
 
     A reader starts its reads in order, one after another, and while it reads one the one
-    before crosses the link: each has landed by the start of the one after it, or of the one
-    after that. Then, at a read's start, it holds that prompt and, if it has not landed yet,
-    the one before: the most is over those (at the last of equal starts, all that moment
-    holds; at the others, part of it). Else (a slow or queued link) as most_held counts."""
-    if starts and all(map(lt, starts, landings)):  # (each holds its prompt a while)
-        if all(map(le, landings, starts[1:])):  # each landed before the next read began
-            return max(prompts)
-        if all(map(le, landings, starts[2:])):
-            crossing = list(map(lt, starts[1:], landings))  # the one before, as each begins
-            return max(max(prompts), max(map(add, compress(prompts, crossing),
-                                             compress(prompts[1:], crossing)), default=0))
-    return most_held(starts, landings, prompts)
+    before crosses the link: each has landed by the start of the one after the next. Then, at
+    a read's start, it holds that prompt and, if it has not landed yet, the one before: the
+    most is over those (at the last of equal starts, all that moment holds; at the others,
+    part of it). Else (a slow or queued link) as most_held counts, reader by reader."""
+    readers = list(zip(bounds, bounds[1:]))
+    if all(map(lt, starts, landings)) and all(  # (each holds its prompt a while)
+            all(map(le, landings[lo:hi], starts[lo + 2:hi])) for lo, hi in readers):
+        crossing = list(map(lt, starts[1:], landings))  # the one before, as each begins
+        for lo in bounds[1:-1]:
+            if 0 < lo < len(starts):  # (the one before a reader's first is another's)
+                crossing[lo - 1] = False
+        return max(max(prompts, default=0), max(map(add, compress(prompts, crossing),
+                                                    compress(prompts[1:], crossing)), default=0))
+    return max((most_held(starts[lo:hi], landings[lo:hi], prompts[lo:hi]) for lo, hi in readers),
+               default=0)
 
 
 def changes_held(moments, changes):

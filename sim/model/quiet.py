@@ -13,22 +13,22 @@ to spare this is all memory=kv adds to a compare.
 
 from bisect import bisect_left
 from heapq import heappop, heappush
-from itertools import repeat
+from itertools import accumulate, repeat
 from math import inf
 from operator import add, le, mul, sub
 
 from . import gpu
 from . import layouts
-from .peak import most_held, reader_held, watched
+from .peak import most_held, readers_held, watched
 from .watch import Steps
 
 
-def quiet(work, s, reader, writer, writers, record):
+def quiet(work, s, reader, writer, readers, writers, record):
     """The split's run if memory never binds in it: each reader's caches, held from their read's
     start until they land, and each writer's jobs, each held from when it asks (its read's end,
     its first layer's, or its arrival if read locally) to its last word, never above their room.
     None if they would be (or if a request could never fit)."""
-    totals = list(map(add, work.prompts, work.replies))  # what a writer holds for each
+    totals = work.totals  # what a writer holds for each
     if max(work.prompts, default=0) > reader.capacity or max(totals, default=0) > writer.capacity:
         return None
     seen = {}
@@ -37,7 +37,7 @@ def quiet(work, s, reader, writer, writers, record):
     reach, n = seen["reach"], len(seen["reach"])
     remote = range(n)  # the requests the readers read, in order
     asks_at = seen["ready"]  # when each asks: a remote cache as it could go on a free link ...
-    some_local = None in starts
+    some_local = (s.local_below or s.local_queue) and None in starts
     if some_local:  # ... a local job as it arrives
         remote = [i for i, start in enumerate(starts) if start is not None]
         asks_at = [a if ready is None else ready for a, ready in zip(work.arrivals, asks_at)]
@@ -77,10 +77,11 @@ def quiet(work, s, reader, writer, writers, record):
         served = gpu.finish(loop)
         run.add(served, pick(work.arrivals, requests))
         run.gpus.append((served, requests))
-        held.append((pick(asks_at, requests), last_words(served, pick(work.replies, requests)),
+        held.append((pick(asks_at, requests),
+                     last_words(served, pick(work.replies, requests), not some_local),
                      pick(totals, requests)))
-    readers = by_reader(who, remote, starts, reach, work.prompts)
-    reader_peak = max((reader_held(*r) for r in readers), default=0) / reader.capacity
+    caches, bounds = by_reader(who, readers, remote, starts, reach, work.prompts)
+    reader_peak = readers_held(*caches, bounds) / reader.capacity
     writer_peak = max((most_held(*w) for w in held), default=0) / writer.capacity
     if reader_peak > 1 or writer_peak > 1:
         return None
@@ -88,8 +89,8 @@ def quiet(work, s, reader, writer, writers, record):
                   "backpressure": 0.0}
     if record:
         run.handed = seen
-        run.kv = {("reader", r): watched(list(zip(*found)))
-                  for r, found in enumerate(readers) if found[0]}
+        run.kv = {("reader", r): watched(list(zip(*(column[lo:hi] for column in caches))))
+                  for r, (lo, hi) in enumerate(zip(bounds, bounds[1:])) if lo < hi}
         for w, asks in enumerate(held):
             run.kv[("writer", w)] = watched(list(zip(*asks)))
     else:
@@ -110,70 +111,76 @@ def least_loaded(loops, given, ranked, asks_at, reach, by_request):
     those not yet reached included. A loop is sent its jobs in the order they reach it, each
     once the asks have passed its reach, so that every job it holds has come when it is asked;
     its answer holds until the time it gives, unless it is sent a job (routing.assign's rule)."""
-    coming = [[] for _ in loops]  # each writer's jobs given and not yet sent: (reach, request)
-    held = [0] * len(loops)  # what each loop last said it holds ...
+    coming = []  # every writer's jobs given and not yet sent: a heap of (reach, request, writer)
+    waiting = [0] * len(loops)  # how many of each writer's are coming
+    load = [0] * len(loops)  # what each loop last said it holds, with those coming ...
     until = [-inf] * len(loops)  # ... and until when that holds
     writers = range(len(loops))
     for i in ranked:
         t = asks_at[i]
+        while coming and coming[0][0] < t:  # reached before it asks: sent, in reach order
+            _, j, w = heappop(coming)
+            loops[w].send(by_request[j])
+            given[w].append(j)
+            waiting[w] -= 1
+            until[w] = -inf
         for w in writers:
-            waiting = coming[w]
-            if waiting and waiting[0][0] < t:
-                loop, requests = loops[w], given[w]
-                while waiting and waiting[0][0] < t:
-                    j = heappop(waiting)[1]
-                    loop.send(by_request[j])
-                    requests.append(j)
-                until[w] = -inf
             if t >= until[w]:
-                held[w], until[w] = loops[w].send(t)
-        counts = list(map(add, held, map(len, coming)))
-        heappush(coming[counts.index(min(counts))], (reach[i], i))
-    for loop, waiting, requests in zip(loops, coming, given):
-        while waiting:
-            j = heappop(waiting)[1]
-            loop.send(by_request[j])
-            requests.append(j)
+                held, until[w] = loops[w].send(t)
+                load[w] = held + waiting[w]
+        w = load.index(min(load))
+        heappush(coming, (reach[i], i, w))
+        waiting[w] += 1
+        load[w] += 1
+    while coming:
+        _, j, w = heappop(coming)
+        loops[w].send(by_request[j])
+        given[w].append(j)
 
 
-def last_words(served, replies):
+def last_words(served, replies, remote=False):
     """When each job of a fast loop that kept its marks wrote its last word: a one-word reply's
     first, else the end of its last step, the clock of the loop's last mark before that step
-    plus whole steps (watched, from its every clock value), in the loop's own arithmetic."""
+    plus whole steps (watched, from its every clock value), in the loop's own arithmetic.
+
+    remote: its jobs came read (they are taken in the order they reach it, each its first
+    word as it comes), so it marks only as it idles, with nothing left to write: a job's mark
+    is the last one at or before its first word, as they come (a bisection a mark, not a job)."""
+    marks, last_step, step = served.marks, served.last_step, served.step
     if served.clocks is not None:
         steps = Steps("writer", 0, served, ())
-        ends = [steps.times(k)[1] if r > 1 else 0.0 for k, r in zip(served.last_step, replies)]
-    elif served.marks[-1][0] < min(served.last_step, default=0):  # all after its last mark
-        at, clock = served.marks[-1]  # (a busy writer's: it marks only when it idles)
-        ends = list(map(add, repeat(clock), map(mul, map(sub, served.last_step, repeat(at)),
-                                                repeat(served.step))))
+        ends = [steps.times(k)[1] if r > 1 else 0.0 for k, r in zip(last_step, replies)]
+    elif marks[-1][0] < min(last_step, default=0):  # all after its last mark
+        at, clock = marks[-1]  # (a busy writer's: it marks only when it idles)
+        ends = list(map(add, repeat(clock), map(mul, map(sub, last_step, repeat(at)),
+                                                repeat(step))))
     else:
-        at = [k for k, _ in served.marks]
-        clocks = [clock for _, clock in served.marks]
-        mark = list(map(sub, map(bisect_left, repeat(at), served.last_step), repeat(1)))
+        at = [k for k, _ in marks]
+        clocks = [clock for _, clock in marks]
+        if remote:  # each mark's jobs: from the first whose first word is at or after it on
+            marked = [0] * len(last_step)  # how many marks begin at each job
+            for taken in map(bisect_left, repeat(served.first), clocks[1:]):
+                if taken < len(marked):
+                    marked[taken] += 1
+            mark = list(accumulate(marked))
+        else:  # the last mark before its last step
+            mark = list(map(sub, map(bisect_left, repeat(at), last_step), repeat(1)))
         ends = list(map(add, map(clocks.__getitem__, mark),
-                        map(mul, map(sub, served.last_step, map(at.__getitem__, mark)),
-                            repeat(served.step))))
+                        map(mul, map(sub, last_step, map(at.__getitem__, mark)), repeat(step))))
     if 1 in replies:
         ends = [first if r == 1 else end for first, r, end in zip(served.first, replies, ends)]
     return ends
 
 
-def by_reader(who, remote, starts, landings, prompts):
-    """Each reader's caches, (read starts, landings, prompts) in the order it read them, from
-    the reader of each read (who) and the requests read (remote), in the readers' order of
-    taking: reader by reader, one sort (stable) and slices."""
-    if not who:
-        return []
-    if max(who) == 0:
-        return [(pick(starts, remote), pick(landings, remote), pick(prompts, remote))]
+def by_reader(who, readers, remote, starts, landings, prompts):
+    """The readers' caches, reader by reader, each in the order it read them: (read starts,
+    landings, prompts) and where each reader's begin (and the last's ends), from the reader of
+    each read (who) and the requests read (remote), in the readers' order of taking. One sort
+    (stable) and a list each."""
+    if readers == 1:
+        return (pick(starts, remote), pick(landings, remote), pick(prompts, remote)), [0, len(who)]
     taken = sorted(range(len(who)), key=who.__getitem__)  # reader by reader, each in order
     if remote.__class__ is not range:
         taken = list(map(remote.__getitem__, taken))
-    columns = [list(map(values.__getitem__, taken)) for values in (starts, landings, prompts)]
-    out, k = [], 0
-    for r in range(max(who) + 1):
-        count = who.count(r)
-        out.append(tuple(column[k:k + count] for column in columns))
-        k += count
-    return out
+    columns = tuple(list(map(values.__getitem__, taken)) for values in (starts, landings, prompts))
+    return columns, [0, *accumulate(map(who.count, range(readers)))]

@@ -63,7 +63,7 @@ def pool_series(watched, lane):
 def held_back(walked, arrivals):
     """[[from, to]]: the stretches in which a prompt waited in the readers' queue while a reader
     was idle (the run's backpressure), from the walk's reads (see the module's doc)."""
-    if walked is None:  # memory never bound (memory.quiet): nothing waited for it
+    if walked is None:  # memory never bound (quiet.py): nothing waited for it
         return []
     change = {}  # moment -> [prompts joining the queue less those leaving, reads begun less ended]
     for i in walked.queue:

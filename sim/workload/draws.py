@@ -10,6 +10,7 @@ and the prompt and reply multipliers are picks among three. So the draws are mad
 import random
 from itertools import accumulate
 from math import log
+from operator import add
 
 MULTIPLIERS = (0.5, 1, 1.5)  # a request's prompt and reply vary around the setting
 
@@ -49,7 +50,21 @@ class Draws:
         self.reply_picks = reply_picks
 
 
-class Workload:
+class Held:
+    """What each request holds of an instance's KV memory at most (memory=kv): its prompt and
+    reply tokens, worked out once for the layouts that ask (a workload's `prompts` and
+    `replies` never change)."""
+
+    __slots__ = ("_totals",)
+
+    @property
+    def totals(self):
+        if self._totals is None:
+            self._totals = list(map(add, self.prompts, self.replies))
+        return self._totals
+
+
+class Workload(Held):
     """The requests for one setting: arrival times, prompt tokens and reply words."""
 
     __slots__ = ("arrivals", "prompts", "replies")
@@ -59,3 +74,4 @@ class Workload:
         self.arrivals = list(accumulate([s / rps for s in draws.spacings]))
         self.prompts = list(map(sizes(prompt).__getitem__, draws.prompt_picks))
         self.replies = list(map(sizes(reply).__getitem__, draws.reply_picks))
+        self._totals = None

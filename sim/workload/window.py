@@ -12,8 +12,10 @@ import random
 from itertools import accumulate
 from math import log
 
+from .draws import Held
 
-class Requests:
+
+class Requests(Held):
     """The requests of one setting, as the model takes them (like draws.Workload)."""
 
     __slots__ = ("arrivals", "prompts", "replies")
@@ -22,6 +24,7 @@ class Requests:
         self.arrivals = arrivals  # seconds from the start, in request order
         self.prompts = prompts  # prompt tokens of each
         self.replies = replies  # reply words (tokens) of each
+        self._totals = None
 
 
 class Window:

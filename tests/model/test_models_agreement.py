@@ -117,7 +117,7 @@ def test_several_writers_with_room_to_spare(values):
     work = sim.Lab().workload(s)
     reader, writer = reader_chip(s), layouts.writer_chip(s)
     writers = (s.gpus - s.readers) // s.tp
-    fast = memory.quiet(work, s, reader, writer, writers, False)
+    fast = memory.quiet(work, s, reader, writer, s.readers, writers, False)
     assert fast is not None and fast.memory["writer_kv_peak"] < 1
     walked = Split(work, s, reader, writer, s.readers, writers, False).run()
     slow = layouts.Run()
