@@ -98,10 +98,10 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked
     loop that neither counts nor watches runs exactly the code it ran before.
 
     memory (memory=kv, where it cannot bind: memory.py) keeps the step count as each read
-    begins, from which the KV tokens its jobs hold follow, each its prompt and reply from its
-    read's start to its last word step; its check sits in the read's branch only. marked keeps
-    its marks without counting, from which its last words' times follow (the split's writers
-    with memory=kv)."""
+    begins, from which the most KV tokens its jobs held at once follows once it is done (each
+    its prompt and reply from its read's start to its last word's step: peak.reads_held); its
+    check sits in the read's branch only. marked keeps its marks without counting, from which
+    its last words' times follow (the split's writers with memory=kv)."""
     read_cost, step = chip.read_cost, chip.step
     reads_at = []  # memory: the step count as each read began
     read_at = reads_at.append
