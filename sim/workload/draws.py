@@ -50,10 +50,10 @@ class Draws:
         self.reply_picks = reply_picks
 
 
-class Held:
-    """What each request holds of an instance's KV memory at most (memory=kv): its prompt and
-    reply tokens, worked out once for the layouts that ask (a workload's `prompts` and
-    `replies` never change)."""
+class Room:
+    """The room each request needs in an instance's KV memory (memory=kv): its whole final
+    context, prompt and reply tokens, worked out once for the layouts that ask (a workload's
+    `prompts` and `replies` never change)."""
 
     __slots__ = ("_totals",)
 
@@ -64,7 +64,7 @@ class Held:
         return self._totals
 
 
-class Workload(Held):
+class Workload(Room):
     """The requests for one setting: arrival times, prompt tokens and reply words."""
 
     __slots__ = ("arrivals", "prompts", "replies")

@@ -12,10 +12,10 @@ import random
 from itertools import accumulate
 from math import log
 
-from .draws import Held
+from .draws import Room
 
 
-class Requests(Held):
+class Requests(Room):
     """The requests of one setting, as the model takes them (like draws.Workload)."""
 
     __slots__ = ("arrivals", "prompts", "replies")
