@@ -15,7 +15,7 @@ from bisect import bisect_left
 from heapq import heappop, heappush
 from itertools import accumulate, repeat
 from math import inf
-from operator import add, le, mul, sub
+from operator import add, itemgetter, le, mul, sub
 
 from . import gpu
 from . import layouts
@@ -99,10 +99,13 @@ def quiet(work, s, reader, writer, readers, writers, record):
 
 
 def pick(values, requests):
-    """values[i] of each request i in `requests` (a slice where they are a range: in turn)."""
+    """values[i] of each request i in `requests`, a list: a slice where they are a range (in
+    turn), else an itemgetter's (of two or more: of one it gives the item, not a tuple)."""
     if requests.__class__ is range:
         return values[requests.start:requests.stop:requests.step]
-    return list(map(values.__getitem__, requests))
+    if len(requests) > 1:
+        return list(itemgetter(*requests)(values))
+    return [values[i] for i in requests]
 
 
 def least_loaded(loops, given, ranked, asks_at, reach, by_request):
@@ -182,5 +185,5 @@ def by_reader(who, readers, remote, starts, landings, prompts):
     taken = sorted(range(len(who)), key=who.__getitem__)  # reader by reader, each in order
     if remote.__class__ is not range:
         taken = list(map(remote.__getitem__, taken))
-    columns = tuple(list(map(values.__getitem__, taken)) for values in (starts, landings, prompts))
+    columns = tuple(pick(values, taken) for values in (starts, landings, prompts))
     return columns, [0, *accumulate(map(who.count, range(readers)))]
