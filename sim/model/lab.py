@@ -319,10 +319,9 @@ LAYOUT = {
 }
 # A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
 def measured(run):
-    """A run measured as it is made, so that it is cached without its gaps (metrics.measure):
-    every run a lab keeps is scored, and so measured, sooner or later anyway."""
-    measure(run)
-    return run
+    """A run measured as it is made, so cached without its gaps (metrics.measure): every run
+    a lab keeps is scored, and so measured, sooner or later anyway."""
+    return measure(run) and run
 
 
 def weight(run, requests):
