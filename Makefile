@@ -85,6 +85,7 @@ bench: build
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/explorer_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/chart_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/chart_speed.py --cores 4
+	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/model_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/stage_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/traffic_speed.py
 	-CHROMIUM=$$(cat $(BROWSER_FILE)) $(PY) bench/price_speed.py

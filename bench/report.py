@@ -26,7 +26,7 @@ BEGIN = "<!-- bench: written by `make bench` (bench/report.py); not by hand -->"
 END = "<!-- /bench -->"
 # the scripts make bench runs, in its order (the Makefile's bench target)
 SCRIPTS = ("sim_speed", "page_speed", "explorer_speed", "chart_speed", "chart_speed --cores 4",
-           "stage_speed", "traffic_speed", "price_speed", "hub_cost", "watch_speed", "phone_speed")
+           "model_speed", "stage_speed", "traffic_speed", "price_speed", "hub_cost", "watch_speed", "phone_speed")
 HEADER = "| bench | measure | value | target | met |"
 RULE = "|---|---|---|---|---|"
 MET = {True: "met", False: "**not met**", None: ""}

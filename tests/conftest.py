@@ -129,6 +129,15 @@ class Watch:
         return [text for kind, text in self.console if kind == "error"] + self.errors
 
 
+def state_query(name):
+    """The query of a named state's link: its settings that differ from the defaults."""
+    from sim.settings import FIELDS, Settings
+    from sim.show.states import found
+    changes = next(changes for _, n, _, changes in found() if n == name)
+    full = Settings().but(**changes).as_dict()
+    return "&".join(f"{k}={v}" for k, v in full.items() if v != FIELDS[k].default)
+
+
 def open_page(browser, url, width=1280, height=800, ready=True, cores=None, script=None):
     """A page in a fresh context; `cores` is what navigator.hardwareConcurrency says (from 4
     up the page runs a second worker for the figures); `script` runs in it before the page's."""

@@ -799,6 +799,9 @@ async function loadStates() {
     return;
   }
   dispatchEvent(new CustomEvent("pdsplit:states", { detail: { count: found.length } }));
+  // The work for a named state opened from its URL was planned before its results came:
+  // planned again, its charts and figures come from the build, not from minutes of Python.
+  if (builtFor(keyOf(settings)) && !Object.keys(current.built).length) compute();
   if ((gaveUp || !pythonReady) && onScreen?.key !== keyOf(settings)) drawBaked(true);
 }
 

@@ -3,11 +3,15 @@
 // stops answering within a deadline, or fails to boot is ended and replaced by a new one.
 // After MAX_FAILED_STARTS starts in a row that never answered, it gives up for good.
 
-/** How long a request may go unanswered (ms) before the worker counts as stuck or closed.
+/** How long the worker may say nothing (ms) while it owes a request of each type before it
+ * counts as stuck or closed: the longest of its open requests' (see PythonWorker.watchSilence).
  * The work behind each is bounded: a compare at the page's limits (6,000 requests) takes
  * about 0.15 s in Pyodide here, and a figure request does pieces for at most 2 s (latest.js:
  * RUN_ON, past which it stops at the end of its piece: one run, less than a compare), or draws a
- * figure from cached runs (at most about 0.5 s at 6,000 requests). */
+ * figure from cached runs (at most about 0.5 s at 6,000 requests). Settings that may walk every
+ * word of every reply (costs=roofline, memory=kv: 70B's replies on two A100s took a compare
+ * 9 s) get these times their patience, which the worker tells before it begins
+ * (sim/show/page.py: patience). */
 export const DEADLINES = {
   compare: 5000,
   figure: 8000,
@@ -102,8 +106,13 @@ class PythonWorker {
     this.nextId = 1;
     this.booted = false;
     /** @type {string|null} */ this.lost = null;
-    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
+    /** Each open request: how to settle it, its deadline (ms, 0: none), and what it is
+     * allowed (its deadline times its patience, once the worker has told it).
+     * @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, deadline: number, allow: number}>} */
     this.waiting = new Map();
+    /** When the worker last said anything, or began to owe an answer (performance.now()). */
+    this.heard = 0;
+    /** @type {ReturnType<typeof setTimeout>|undefined} */ this.silence = undefined;
     /** @type {() => void} */ this.nowRunning = () => {};
     /** Settles once the worker runs (its first message), or was ended first. */
     this.running = new Promise((resolve) => { this.nowRunning = resolve; });
@@ -115,14 +124,18 @@ class PythonWorker {
     if (this.lost) return;
     this.worker = new Worker(url, { type: "module" });
     this.worker.onmessage = (event) => {
-      const { id, result, error, fatal } = event.data;
+      const { id, result, error, fatal, patience } = event.data;
       this.nowRunning();
+      this.heard = performance.now();
       const call = this.waiting.get(id);
-      if (!call) return;
-      this.waiting.delete(id);
-      clearTimeout(call.timer);
-      if (error === undefined) call.resolve(result);
-      else call.reject(Object.assign(new Error(error), { fatal: Boolean(fatal) }));
+      if (call && patience !== undefined && result === undefined && error === undefined) {
+        call.allow = call.deadline * patience; // a heavy request, about to begin
+      } else if (call) {
+        this.waiting.delete(id);
+        if (error === undefined) call.resolve(result);
+        else call.reject(Object.assign(new Error(error), { fatal: Boolean(fatal) }));
+      }
+      this.watchSilence();
     };
     this.worker.onerror = (event) => {
       event.preventDefault?.();
@@ -134,7 +147,7 @@ class PythonWorker {
   }
 
   /**
-   * Ask the worker something; with a deadline in ms, no answer by then loses the worker.
+   * Ask the worker something; with a deadline in ms, silence that long loses the worker (watchSilence).
    * @param {string} type @param {Object} [body] @param {number} [deadline]
    * @param {Transferable[]} [transfer]  buffers in `body` to hand over rather than copy
    * @returns {Promise<any>}
@@ -143,11 +156,26 @@ class PythonWorker {
     if (this.lost) return Promise.reject(new WorkerLost(this.lost));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = deadline ? setTimeout(() => this.lose(`it gave no answer within ${deadline / 1000} s`), deadline) : undefined;
-      this.waiting.set(id, { resolve, reject, timer });
+      if (![...this.waiting.values()].some((call) => call.allow)) this.heard = performance.now();
+      this.waiting.set(id, { resolve, reject, deadline, allow: deadline });
+      this.watchSilence();
       if (this.worker) this.worker.postMessage({ id, type, ...body }, transfer);
       else this.unsent.push([{ id, type, ...body }, transfer]);
     });
+  }
+
+  /**
+   * The watch over the worker: while it owes answers, it is lost once it has said nothing
+   * for longer than the most any of them is allowed. Not each request on a clock of its own:
+   * one waits in the worker while another runs, and a heavy request may run for minutes
+   * (its patience), during which nothing else is heard.
+   */
+  watchSilence() {
+    clearTimeout(this.silence);
+    const allow = Math.max(0, ...[...this.waiting.values()].map((call) => call.allow));
+    if (!allow || this.lost) return;
+    this.silence = setTimeout(() => this.lose(`it gave no answer within ${Math.round(allow / 1000)} s`),
+      Math.max(0, this.heard + allow - performance.now()));
   }
 
   /** End the worker; every open request fails with WorkerLost. @param {string} reason */
@@ -157,10 +185,8 @@ class PythonWorker {
     this.nowRunning();
     this.worker?.terminate();
     this.unsent = [];
-    for (const call of this.waiting.values()) {
-      clearTimeout(call.timer);
-      call.reject(new WorkerLost(reason));
-    }
+    clearTimeout(this.silence);
+    for (const call of this.waiting.values()) call.reject(new WorkerLost(reason));
     this.waiting.clear();
     return true;
   }

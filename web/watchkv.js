@@ -60,7 +60,7 @@ export function showKv(cell, rows, held, capacity, busy, waiting) {
     meter.value = l.tokens;
     meter.setAttribute("aria-label", label);
     const words = document.createElement("span");
-    words.textContent = `${name(l.lane)}\u00a0${(100 * l.tokens / l.of).toFixed(1)}%` +
+    words.textContent = `${name(l.lane).replace(" ", "\u00a0")} ${(100 * l.tokens / l.of).toFixed(1)}%` +
       (l.stalled ? ", waits for room" : "");
     if (l.stalled) line.classList.add("stalled");
     line.append(meter, words);

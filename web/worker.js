@@ -333,6 +333,10 @@ self.onmessage = async (event) => {
         request.text = await request.file.text();
         delete request.file;
       }
+      if (request.settings) { // how long it may take: the page's watch over this worker waits so long (python.js)
+        const { patience = 1 } = JSON.parse(handle(JSON.stringify({ type: "patience", settings: request.settings })));
+        if (patience > 1) self.postMessage({ id, patience });
+      }
       const began = performance.now();
       let reply = JSON.parse(handle(JSON.stringify({ type, ...request })));
       while (type === "figure" && "next" in reply && !("figure" in reply) && !("sketch" in reply) &&

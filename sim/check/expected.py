@@ -27,9 +27,10 @@ NAMED = [name for name, _, _ in STATES + EXPLORER_STATES + TRAFFIC_STATES]
 def named_states():
     """{name: (changes, whether the panel is open)} of every named state: the lesson's with
     the panel closed, the explorer's and the traffic's with it open (each claimed result
-    worked out from the runs, as the build does). Not yet the models' states: once Python is
-    up the page works out their every figure again, minutes in a browser at 70B with
-    memory=kv (docs/page.md: "Bigger models and memory on the page")."""
+    worked out from the runs, as the build does). Not yet the models' states: the native runs
+    a check expects their figures from take minutes (figure 9's chip mixes alone ~80 s for
+    'Memory pushes back'), while the page draws them from the build; the tests hold them to
+    native runs instead (tests/page/test_page_truth.py, test_page_models.py)."""
     return {name: (changes, group != "lesson") for group, name, _, changes in found()
             if group != "model"}
 

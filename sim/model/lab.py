@@ -71,7 +71,7 @@ class Lab:
     def run(self, layout, s):
         """One layout's run for settings s, simulated only if not cached."""
         key = (layout,) + depends(layout, s, self.sources.key(s))
-        return self._remember(key, lambda: getattr(layouts, layout)(self.workload(s), s),
+        return self._remember(key, lambda: measured(getattr(layouts, layout)(self.workload(s), s)),
                               lambda run: weight(run, s.requests))
 
     def workload(self, s):
@@ -318,12 +318,20 @@ LAYOUT = {
     + MODEL + ("reader_tp",),
 }
 # A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
+def measured(run):
+    """A run measured as it is made, so cached without its gaps (metrics.measure): every run
+    a lab keeps is scored, and so measured, sooner or later anyway."""
+    return measure(run) and run
+
+
 def weight(run, requests):
     """What a run holds, in the budget's units (about a request's measures, ~130 bytes): its
     requests, and the gaps it keeps one by one, about 32 bytes each (four to a unit). Where
     a step's cost grows with its context (roofline, memory=kv) no gap is the regular step's,
     so every step is kept: 70B's replies of 800 words keep ~80 a request, and counted as a
-    request each, a page's runs grew past the 2 GB a browser's Python can address."""
+    request each, a page's runs grew past the 2 GB a browser's Python can address. A run the
+    lab caches to score is measured first and keeps none (measured); a recorded run (to
+    watch) keeps them."""
     kept = len(run.first_gaps) + len(run.burst_gaps) + len(run.burst_counts)
     return requests + kept // 4
 

@@ -47,6 +47,10 @@ The web worker holds one `Page` and passes every message to `handle`:
          each pool's instances and the memory they hold (docs/model.md: "Memory of an
          instance"), and the page's line that says so, a template with {capacity.*} fields
          filled from "shown", as for the headline (sim.show.capacity.capacity_line)
+  {"type": "patience", "settings": {...}}
+      -> {"patience": x}: how many times its usual deadline a request at these settings may
+         take (x >= 1; see `patience`): the worker asks it before each request that has
+         settings, and tells the page, whose watch over the worker waits that much longer
 Bad requests get {"error": "<one clear line>"}; nothing else escapes (a bad trace keeps the one
 before it).
 """
@@ -59,7 +63,7 @@ from ..model.instances import capacity
 from ..model.lab import Lab, layouts_of
 from ..model.layouts import chip
 from ..model.watch import WEIGHT, window
-from ..settings import Settings
+from ..settings import FIELDS, Settings
 from ..workload.tracefile import read_text
 from ..workload.window import taus
 from .capacity import capacity_line
@@ -77,6 +81,9 @@ BUDGET = 600_000
 # the figures need: the three layouts at the page's largest count (6,000 requests, weighed
 # WEIGHT each), about 16 MB in Pyodide. A new setting's recorded runs take the old ones' place.
 WATCH_BUDGET = 3 * WEIGHT * 6_000
+# The work the page's deadlines were set for (web/python.js, DEADLINES): a compare of two
+# layouts at the page's largest count, whose fast loops take a request at a time.
+USUAL_WORK = 2 * FIELDS["requests"].metadata["page"][1]
 SLICE = 0.010  # seconds of simulation per figure request, so a new setting waits little
 TOLD = 256  # points told by the other worker that the page's lab keeps: a few charts' worth
 # The largest trace file the page reads (the page refuses a larger one before reading it): a
@@ -153,8 +160,10 @@ class Page:
             return watch_message(self.lab, s, request)
         if kind == "capacity":
             return capacity_message(s)
+        if kind == "patience":
+            return {"patience": patience(self.lab, s)}
         raise ValueError(f"unknown request type {kind!r}; known: compare, figure, help, "
-                         "traffic, trace, watch, capacity")
+                         "traffic, trace, watch, capacity, patience")
 
     def trace(self, text, name):
         """A trace of the learner's own, for traffic=own from now on."""
@@ -232,6 +241,22 @@ class Page:
             if wanted(i):
                 points.append(self.lab.compare(ordered[i]))
         return {"points": json.dumps(points), "done": done, "left": sum(map(wanted, order[done:]))}
+
+
+def patience(lab, s):
+    """How many times its usual deadline (web/python.js) a request at settings s may take:
+    1 unless it may simulate more than those deadlines were set for (USUAL_WORK). The fast
+    loops take a request at a time; but where a step's cost grows with its context
+    (costs=roofline) or memory may bind (memory=kv) a run is walked a writing step at a
+    time, and a step writes at least one word: at most the longest reply's words a request,
+    in each layout. A figure's runs keep the settings' requests and replies. (Natively here,
+    a word walked costs no more than a request on the fast loops: ~2.5 µs a layout at the
+    worst, 70B on two A100s with 16,000-token prompts and 1,000-word replies, which leave room
+    for two replies at once, against ~3 µs at the toy's heaviest settings on the page.)"""
+    per = 1
+    if s.costs == "roofline" or s.memory == "kv":
+        per = s.reply if s.traffic == "lesson" else max(lab.workload(s).replies, default=1)
+    return max(1, len(layouts_of(s)) * s.requests * per / USUAL_WORK)
 
 
 def whole_number(what, value, top=None):

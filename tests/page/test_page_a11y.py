@@ -4,7 +4,7 @@ course page, in both themes."""
 
 import pytest
 
-from conftest import BOOT_TIMEOUT, ROOT, Watch
+from conftest import BOOT_TIMEOUT, ROOT, Watch, state_query
 from test_page_watch import MID_READ
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -31,6 +31,10 @@ CASES = [  # what is scanned, the reader's preference
     ("?embed=1&show=gap&controls=rps&theme=dark", "light"),
     ("?embed=1&show=watch", "light"),  # Watch it run, its events on screen, mid-read
     ("?embed=1&show=watch&chunk=512", "dark"),
+    # the models' section open, memory=kv: its controls, capacity line, rows and memory chart
+    ("?" + state_query("memory-pushes-back"), "dark"),
+    ("?embed=1&show=memory&" + state_query("memory-pushes-back"), "light"),
+    ("?embed=1&show=watch&" + state_query("memory-pushes-back"), "light"),  # its KV bars
     ("embed-example.html", "light"),
     ("embed-example.html", "dark"),
 ]

@@ -5,7 +5,7 @@ and 1280 px, and nothing is refused: no violation in the host, the frames or the
 
 import pytest
 
-from conftest import BOOT_TIMEOUT, DIST, Watch, readme_mime_types
+from conftest import BOOT_TIMEOUT, DIST, Watch, readme_mime_types, state_query
 from pieces import VIOLATIONS, assert_fits_its_frame, assert_native, piece_frame, wait_until
 
 # The example's pieces: the parts each shows, and its sliders (embed-example.html).
@@ -73,6 +73,33 @@ def test_the_example_course_page_under_the_strict_csp(browser, strict_site, widt
         control = lambda r: r.get("violated-directive") == "style-src-attr" and r.get("document-uri", "").endswith("/embed-example.html")
         wait_until(lambda: any(map(control, strict_site.reports)), page)
         assert [r for r in strict_site.reports if not control(r)] == []
+    finally:
+        strict_site.reports.clear()
+        context.close()
+
+
+def test_the_memory_chart_as_a_piece_under_the_strict_csp(browser, strict_site):
+    """Memory over time, a piece of its own for course sites (show=memory), at 'Memory pushes
+    back': drawn, native Python's, themed as asked, and nothing refused."""
+    import sim
+    from sim.show.figures import FIGURES
+
+    context = browser.new_context(viewport={"width": 375, "height": 740})
+    context.add_init_script(VIOLATIONS)
+    page = context.new_page()
+    watch = Watch(context, page)
+    page.set_default_timeout(BOOT_TIMEOUT)
+    try:
+        page.goto(strict_site.url + "?embed=1&show=memory&theme=dark&" + state_query("memory-pushes-back"))
+        page.evaluate("window.pdsplit.ready")
+        page.evaluate("window.pdsplit.settled()")
+        assert page.is_visible("#chart-kv") and not page.is_visible("#chart-goodput")
+        s = sim.Settings.make(**page.evaluate("window.pdsplit.settings()"))
+        assert page.evaluate("window.pdsplit.figure('kv').caption") == FIGURES["kv"].render(sim.Lab(), s)["caption"]
+        assert page.evaluate("document.querySelectorAll('#chart-kv .main-svg').length") > 0  # Plotly drew it
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        assert page.evaluate("window.__violations") == [] and strict_site.reports == []
+        assert watch.console_errors() == []
     finally:
         strict_site.reports.clear()
         context.close()

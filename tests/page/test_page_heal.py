@@ -164,15 +164,21 @@ STATUS_LOG = """() => {
     new MutationObserver(() => window.__statuses.push({
         text: document.getElementById('status').textContent,
         stale: document.body.classList.contains('stale'),
+        pending: document.getElementById('results').classList.contains('pending'),
         rps: window.pdsplit.result().settings.rps,
         current: window.pdsplit.settings().rps,
     })).observe(document.getElementById('status'), {childList: true, characterData: true, subtree: true});
 }"""
 
 
+# Silent, the numbers' worker owes a compare and the main charts' figure request: it is given
+# the longer of their deadlines (web/python.js: watchSilence)
+SILENT = max(DEADLINES["compare"], DEADLINES["figure"]) // 1000
+
+
 @pytest.mark.parametrize("how, said", [
-    ("self.close();", f"it gave no answer within {DEADLINES['compare'] // 1000} s"),
-    ("for (;;) {}", f"it gave no answer within {DEADLINES['compare'] // 1000} s"),
+    ("self.close();", f"it gave no answer within {SILENT} s"),
+    ("for (;;) {}", f"it gave no answer within {SILENT} s"),
     ("throw new Error('broken on purpose');", "it failed (Uncaught Error: broken on purpose)"),
 ], ids=["closed", "stuck", "error"])
 def test_a_dead_or_stuck_worker_is_replaced_and_the_next_change_is_right(healing, how, said):
@@ -187,9 +193,10 @@ def test_a_dead_or_stuck_worker_is_replaced_and_the_next_change_is_right(healing
     assert not page.evaluate("document.body.classList.contains('stale')")
     stopped = [s for s in page.evaluate("window.__statuses") if s["text"].startswith("The simulator stopped")]
     assert stopped and said in stopped[0]["text"] and "A new one is starting" in stopped[0]["text"]
-    # whenever the numbers on screen were computed for other settings, they looked it
+    # whenever the numbers on screen were computed for other settings, they looked it: dimmed
+    # while they were awaited (the figures' worker may be found silent first), then stale
     statuses = page.evaluate("window.__statuses")
-    assert all(s["stale"] or s["rps"] == s["current"] for s in statuses), statuses
+    assert all(s["stale"] or s["pending"] or s["rps"] == s["current"] for s in statuses), statuses
     assert any(s["stale"] and s["rps"] == before["settings"]["rps"] for s in statuses)
     info = page.evaluate("window.pdsplit.python()")
     assert info["restarts"] == restarts + 1 and info["boot"] == "snapshot"
@@ -271,6 +278,26 @@ def test_the_heaviest_settings_never_trip_a_deadline(lesson):
     assert lesson.evaluate("window.pdsplit.python().restarts") == before
     assert "stopped" not in lesson.text_content("#status")
     assert lesson.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == "20"
+
+
+def test_a_heavy_model_s_long_runs_are_waited_for_not_restarted(browser, site):
+    """70B on two A100s with memory=kv, 16,000-token prompts and 1,000-word replies: a run is
+    walked a word at a time with room for two replies, and a compare takes Python in the
+    browser longer than the compare's deadline (natively ~5 s at 1,200 requests). The worker
+    tells the page its patience before it begins, so it is waited for, not restarted (which
+    asked it again, and again)."""
+    page = open_page(browser, site)
+    try:
+        heavy = full({"model": "70B", "tp": 2, "gpus": 4, "readers": 2, "memory": "kv", "prompt": 16000,
+                      "reply": 1000, "requests": 1200, "rps": 0.25, "ttft_target": 5.0})
+        took = page.evaluate("""async (s) => { const t = performance.now(); await window.pdsplit.set(s);
+            return performance.now() - t; }""", heavy)
+        assert took > DEADLINES["compare"], "the settings must keep Python busy past the deadline"
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(**heavy)
+        assert page.evaluate("window.pdsplit.python().restarts") == 0
+        assert "stopped" not in page.text_content("#status")
+    finally:
+        page.context.close()
 
 
 def test_a_figures_worker_lost_while_it_helps_costs_the_main_charts_nothing(browser, site):

@@ -48,10 +48,21 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll('button, input, se
     .filter(([, h]) => h < 40)"""
 
 
+# Boxes that scroll sideways inside the page: a table wider than its column is cut off at
+# the screen's edge, its last column out of sight (Watch it run's KV bars were, at 375 px)
+INNER_SCROLL = """() => [...document.querySelectorAll('body *')].filter(e => {
+    if (!e.getClientRects().length) return false;
+    const s = getComputedStyle(e);
+    return ['auto', 'scroll'].includes(s.overflowX) && e.scrollWidth > e.clientWidth + 1;
+}).map(e => `${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.scrollWidth} px in ${e.clientWidth}`)"""
+
+
 def assert_fits(page):
-    """No sideways scroll, no text under 12 px, AA contrast, targets a finger can hit."""
+    """No sideways scroll, of the page or inside it, no text under 12 px, AA contrast,
+    targets a finger can hit."""
     scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll[0] <= scroll[1], f"page is {scroll[0]} px wide in a {scroll[1]} px window"
+    assert page.evaluate(INNER_SCROLL) == []
     assert page.evaluate(SMALL_TEXT) == []
     assert page.evaluate(LOW_CONTRAST) == []
     assert page.evaluate(SMALL_TARGETS) == []

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import sim
-from conftest import open_page
+from conftest import open_page, state_query
 from sim.show.figures import FIGURES
 from test_page_layout import SMALL_TARGETS, SMALL_TEXT
 
@@ -66,6 +66,7 @@ CASES = [  # URL, the reader's preference, the theme expected
     ("?theme=dark", "light", "dark"),
     ("?embed=1&show=headline,controls,link&controls=link&theme=light", "dark", "light"),
     ("?embed=1&show=numbers,gap&controls=rps", "dark", "dark"),
+    ("?embed=1&show=memory&theme=dark&" + state_query("memory-pushes-back"), "light", "dark"),
 ]
 
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 import sim
+from sim.settings import FIELDS
 from sim.show.figures import FIGURES
 from sim.show.page import Page
 from sim.show.report import HEADLINE, fill, shown
@@ -67,6 +68,7 @@ def test_figures_come_in_pieces_then_whole(page):
     ({"type": "compare", "settings": {"speed": 1}}, "unknown setting 'speed'"),
     ({"type": "compare", "settings": [1]}, "settings must be an object"),
     ({"type": "dance"}, "unknown request type 'dance'; known: compare, figure, help, traffic, trace"),
+    ({"type": "patience", "settings": {"reply": 0}}, "reply must be a whole number from 2"),
     ({"type": "compare", "settings": {"traffic": "own"}}, "traffic=own needs a trace of your own"),
     ({"type": "trace", "text": 5}, "a trace request gives the file's text"),
     ({"type": "trace", "text": "arrival_s,prompt_tokens\n1,2\n"},
@@ -86,15 +88,20 @@ def test_not_json(page):
     assert "error" in json.loads(page.handle("{nope"))
 
 
-@pytest.mark.parametrize("name", ["link", "prompt"])  # the two that need the most runs
-def test_a_figure_at_the_page_limits_is_drawn_from_its_pieces(name):
-    """At the page's largest request count the lab keeps every run a figure's pieces made,
-    so drawing it simulates nothing again: each request stays short, well within the page's
-    deadline for a figure request."""
-    from sim.settings import FIELDS
+# the page's largest request count; and 70B's 800-word replies on two A100s with memory=kv,
+# whose runs keep a gap for every step (a figure's once outgrew the lab's budget)
+HEAVIEST = {"requests": FIELDS["requests"].metadata["page"][1], "prompt": 8000, "rps": 20}
+KEEPS_EVERY_GAP = {"model": "70B", "tp": 2, "gpus": 4, "readers": 2, "memory": "kv", "reply": 800,
+                   "rps": 0.5, "ttft_target": 2.0}
 
+
+@pytest.mark.parametrize("settings", [HEAVIEST, KEEPS_EVERY_GAP], ids=["heaviest", "keeps-every-gap"])
+@pytest.mark.parametrize("name", ["link", "prompt"])  # the two that need the most runs
+def test_a_figure_at_the_page_limits_is_drawn_from_its_pieces(name, settings):
+    """At the page's largest request count, and where runs keep a gap a step, the lab keeps
+    every run a figure's pieces made, so drawing it simulates nothing again: each request
+    stays short, well within the page's deadline for a figure request."""
     page = Page()
-    settings = {"requests": FIELDS["requests"].metadata["page"][1], "prompt": 8000, "rps": 20}
     part = 0
     while "figure" not in (reply := ask(page, {"type": "figure", "name": name, "part": part, "settings": settings})):
         part = reply["next"]
@@ -134,3 +141,23 @@ def test_traffic_and_a_trace_of_your_own(page):
     assert bad == {"error": "the trace, line 6: the time '2' is earlier than the row before's "
                             "('3', line 5): rows must be in time order"}
     assert ask(page, {"type": "traffic", "settings": own})["name"] == "mine.csv"
+
+
+def test_patience_grows_with_the_words_a_run_may_walk(page):
+    """How many times its usual deadline a request may take (web/python.js): 1 wherever the
+    fast loops take a request at a time, the lesson's heaviest included; where a run is walked
+    a word at a time (memory=kv, costs=roofline), every word of every reply in each layout over
+    the work the deadlines were set for (two layouts at the page's largest count)."""
+    from sim.show.page import USUAL_WORK
+
+    def patience(**settings):
+        return ask(page, {"type": "patience", "settings": settings})["patience"]
+
+    assert patience() == 1 and patience(**HEAVIEST, reply=1000, link=0.1) == 1
+    assert USUAL_WORK == 2 * 6000
+    assert patience(**KEEPS_EVERY_GAP) == 2 * 600 * 800 / USUAL_WORK  # 80
+    assert patience(costs="roofline", requests=6000, reply=1000, chunk=512) == 3 * 6000 * 1000 / USUAL_WORK
+    assert patience(memory="kv", requests=10, reply=100) == 1  # never below the usual
+    # a trace's replies are its own: its longest stands for every one
+    longest = max(sim.Lab().workload(sim.Settings(traffic="azure-code")).replies)
+    assert patience(traffic="azure-code", costs="roofline") == 2 * 600 * longest / USUAL_WORK

@@ -79,3 +79,22 @@ def test_a_state_without_a_claim_is_as_written():
         assert name == name2
         if changes2.get("readers") != BEST:
             assert (label, changes) == (label2, changes2)
+
+
+@pytest.mark.parametrize("group, name, label, changes", found(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_state_s_button_can_set_every_setting_it_names(group, name, label, changes):
+    """The page takes each value from its URL and its controls only within their page limits,
+    on a slider's stops: a state outside them would show settings other than its label's
+    (figure 11's 1,024 slots once became the slider's 128)."""
+    from sim.settings import FIELDS
+    for key, value in changes.items():
+        meta = FIELDS[key].metadata
+        if meta["choices"]:
+            assert value in meta["choices"], (key, value)
+            continue
+        lo, hi = meta["page"]
+        assert lo <= value <= hi, (key, value, meta["page"])
+        if meta["slider"]:
+            assert value in meta["slider"], (key, value)
+        if meta["only"]:
+            assert value in meta["only"], (key, value)

@@ -20,7 +20,7 @@ from sim.show.figures import FIGURES
 from sim.show.report import shown
 from sim.show.states import group
 
-from conftest import open_page
+from conftest import BOOT_TIMEOUT, open_page
 from test_page_explorer import on_screen
 from test_page_layout import assert_fits
 
@@ -67,6 +67,36 @@ def numbers_equal_native(page, full):
         if kv:
             assert page.text_content(f'#table [data-metric="{key}"]') == want[key]
     return native
+
+
+def counting_figure_requests(route):
+    """worker.js, counting the figure requests it is sent (self.figures)."""
+    script = route.fetch().text()
+    handler = "self.onmessage = async (event) => {"
+    assert handler in script
+    route.fulfill(body=script.replace(handler, handler + ' if (event.data?.type === "figure") self.figures = (self.figures ?? 0) + 1;'),
+                  content_type="text/javascript")
+
+
+def test_a_named_state_opened_from_its_link_asks_python_for_its_numbers_alone(browser, site):
+    """Its charts and figures were worked out by the build: the page planned its work before
+    the states' file came, and so worked them all out again, minutes of a learner's CPU for
+    the models' states. Its numbers, still asked of Python, equal a native run's."""
+    context = browser.new_context()
+    context.route("**/worker.js*", counting_figure_requests)
+    page = context.new_page()
+    page.set_default_timeout(BOOT_TIMEOUT)
+    try:
+        state = dict(next(changes for n, _, changes in group("model") if n == "memory-pushes-back"))
+        full = Settings().but(**state).as_dict()
+        page.goto(site + "?" + "&".join(f"{k}={v}" for k, v in full.items() if v != FIELDS[k].default))
+        page.evaluate("window.pdsplit.ready")
+        page.evaluate("window.pdsplit.settled()")
+        assert page.evaluate("window.pdsplit.result()") == sim.compare(**full)
+        assert page.evaluate("window.pdsplit.figure('kv')")["caption"]
+        assert [worker.evaluate("self.figures ?? 0") for worker in page.workers] == [0]
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("name", [n for n, _, _ in group("model")])
@@ -125,13 +155,17 @@ def test_the_memory_chart_is_the_runs_kv_events(browser, site):
     meta = figure["figure"]["layout"]["meta"]
     assert meta == native["figure"]["layout"]["meta"]
     # and the series are the sums of the kv events the page's own watch gives, in three
-    # windows (a window lasts 10 s at most): the start, the first held-back stretch, the end
+    # windows (a window lasts 10 s at most): the start, the first held-back stretch, and the
+    # writers' last event, where only they still change (the readers read their last long
+    # before): the room of the last reply, until it is freed at the end (a change after which
+    # nothing is held makes no event of its own: sim.watch's kv events)
     assert meta["held_back"], "the state is named for its backpressure"
     first = meta["held_back"][0][0]
-    for t0 in (0.0, max(0.0, first - 5), max(0.0, meta["end"] - 10)):
+    both = (("readers", "reader"), ("writers", "writer"))
+    for t0, pools in ((0.0, both), (max(0.0, first - 5), both), (max(0.0, meta["writers"]["t"][-2] - 5), both[1:])):
         events = [e for e in panel.evaluate(f"window.pdsplit.watch('split', {t0}, {t0 + 10})")
                   if e["kind"] == "kv"]
-        for pool, lane in (("readers", "reader"), ("writers", "writer")):
+        for pool, lane in pools:
             times, tokens = meta[pool]["t"], meta[pool]["tokens"]
             moments = sorted({e["start"] for e in events if e["lane"] == lane and t0 <= e["start"] < t0 + 10})
             assert moments, (pool, t0)
