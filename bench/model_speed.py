@@ -29,7 +29,7 @@ from playwright.sync_api import sync_playwright
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent / "tests")]
 from record import note  # noqa: E402
 from page_speed import booted, launch, p95, serve  # noqa: E402
-from chart_speed import TARGETS  # noqa: E402  (the lesson's charts' targets)
+from chart_speed import against_native  # noqa: E402  (the lesson's charts' targets)
 
 import sim  # noqa: E402
 from sim.settings import FIELDS  # noqa: E402
@@ -115,14 +115,7 @@ def main():
          f"{ratio:.2f}x ({p95(numbers):.0f} ms)")
     print(f"    to numbers             median {statistics.median(numbers):7.1f} ms, p95 {p95(numbers):7.1f} ms"
           f" = {ratio:4.2f}x the native compare (no target)")
-    for kind, words in (("partial", "first movement"), ("charts", "both charts complete")):
-        values = [t[kind] for t, _ in runs]
-        ratio = p95(values) / work
-        met = ratio <= TARGETS[kind]
-        note("model_speed", f"a change of model or memory: {words}, p95 over the native p95", f"{ratio:.2f}x",
-             f"at most {TARGETS[kind]}x", met)
-        print(f"    {words:<22} median {statistics.median(values):7.1f} ms, p95 {p95(values):7.1f} ms"
-              f" = {ratio:4.2f}x  (target <= {TARGETS[kind]}x: {'met' if met else 'NOT met'})")
+    against_native("model_speed", "a change of model or memory", [t for t, _ in runs], work)
     for combo in CYCLE:
         mine = [t for t, s in runs if all(s[k] == v for k, v in combo.items())]
         print(f"    {combo['model']} {combo['memory']}: {len(mine)} steps, complete median "

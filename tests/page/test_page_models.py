@@ -1,12 +1,8 @@
-"""NOT YET COLLECTED (named wip_, not test_): run as test_page_models.py, three tests pass and
-the fourth fails, then the module hangs (30 min) on this machine; rename once they pass. The
-named states' numbers and captions are checked in test_page_truth.py.
-
-Bigger models, GPUs working as one, costs and memory on the page (docs/model.md: "Bigger
+"""Bigger models, GPUs working as one, costs and memory on the page (docs/model.md: "Bigger
 models, GPUs working as one, and memory"): the "Go further" panel's section of their own, its
 named states, random settings with its controls, the capacity line, memory=kv's rows and the
 memory chart, each equal to a native run's; its controls move only through what the settings
-allow; and it all fits a phone."""
+allow; and it all fits a phone. The named states' captions are checked in test_page_truth.py."""
 
 import random
 from bisect import bisect_right
@@ -15,16 +11,14 @@ import pytest
 
 import sim
 from sim.model.lab import DEFAULT_LAB
-from sim.settings import FIELDS, Settings
+from sim.settings import Settings
 from sim.show.figures import FIGURES
 from sim.show.report import shown
 from sim.show.states import group
 
-from conftest import BOOT_TIMEOUT, open_page
+from conftest import BOOT_TIMEOUT, open_page, state_query
 from test_page_explorer import on_screen
 from test_page_layout import assert_fits
-
-MODEL = [name for name, f in FIELDS.items() if f.metadata["group"] == "model"]
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +39,8 @@ def settle(page, settings):
 
 def state_page(browser, site, name, width=1280, height=800):
     """A page opened at a named state's URL: its baked numbers and charts at once."""
-    state = dict(next(changes for n, _, changes in group("model") if n == name))
-    full = Settings().but(**state).as_dict()
-    query = "&".join(f"{k}={v}" for k, v in full.items() if v != FIELDS[k].default)
-    page = open_page(browser, site + "?" + query, width=width, height=height)
+    full = Settings().but(**next(changes for n, _, changes in group("model") if n == name)).as_dict()
+    page = open_page(browser, site + "?" + state_query(name), width=width, height=height)
     page.evaluate("window.pdsplit.settled()")
     return page, full
 
@@ -87,9 +79,8 @@ def test_a_named_state_opened_from_its_link_asks_python_for_its_numbers_alone(br
     page = context.new_page()
     page.set_default_timeout(BOOT_TIMEOUT)
     try:
-        state = dict(next(changes for n, _, changes in group("model") if n == "memory-pushes-back"))
-        full = Settings().but(**state).as_dict()
-        page.goto(site + "?" + "&".join(f"{k}={v}" for k, v in full.items() if v != FIELDS[k].default))
+        full = Settings().but(**next(c for n, _, c in group("model") if n == "memory-pushes-back")).as_dict()
+        page.goto(site + "?" + state_query("memory-pushes-back"))
         page.evaluate("window.pdsplit.ready")
         page.evaluate("window.pdsplit.settled()")
         assert page.evaluate("window.pdsplit.result()") == sim.compare(**full)
