@@ -247,14 +247,16 @@ def patience(lab, s):
     """How many times its usual deadline (web/python.js) a request at settings s may take:
     1 unless it may simulate more than those deadlines were set for (USUAL_WORK). The fast
     loops take a request at a time; but where a step's cost grows with its context
-    (costs=roofline) or memory may bind (memory=kv) a run is walked a writing step at a
-    time, and a step writes at least one word: at most the longest reply's words a request,
-    in each layout. A figure's runs keep the settings' requests and replies. (Natively here,
+    (costs=roofline), or with its replies (tp > 1: the all-reduce grows with the batch), or
+    memory may bind (memory=kv), a run is walked a writing step at a time, and a step writes
+    at least one word: at most the longest reply's words a request, in each layout (32 GPUs
+    at tp=2, 6,000 replies of 900 words: a compare took 3.3 s natively here, 0.01 s at tp=1).
+    A figure's runs keep the settings' requests and replies. (Natively here,
     a word walked costs no more than a request on the fast loops: ~2.5 µs a layout at the
     worst, 70B on two A100s with 16,000-token prompts and 1,000-word replies, which leave room
     for two replies at once, against ~3 µs at the toy's heaviest settings on the page.)"""
     per = 1
-    if s.costs == "roofline" or s.memory == "kv":
+    if s.costs == "roofline" or s.memory == "kv" or s.tp > 1:
         per = s.reply if s.traffic == "lesson" else max(lab.workload(s).replies, default=1)
     return max(1, len(layouts_of(s)) * s.requests * per / USUAL_WORK)
 

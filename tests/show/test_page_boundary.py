@@ -146,7 +146,7 @@ def test_traffic_and_a_trace_of_your_own(page):
 def test_patience_grows_with_the_words_a_run_may_walk(page):
     """How many times its usual deadline a request may take (web/python.js): 1 wherever the
     fast loops take a request at a time, the lesson's heaviest included; where a run is walked
-    a word at a time (memory=kv, costs=roofline), every word of every reply in each layout over
+    a word at a time (memory=kv, costs=roofline, tp > 1), every word of every reply in each layout over
     the work the deadlines were set for (two layouts at the page's largest count)."""
     from sim.show.page import USUAL_WORK
 
@@ -158,6 +158,9 @@ def test_patience_grows_with_the_words_a_run_may_walk(page):
     assert patience(**KEEPS_EVERY_GAP) == 2 * 600 * 800 / USUAL_WORK  # 80
     assert patience(costs="roofline", requests=6000, reply=1000, chunk=512) == 3 * 6000 * 1000 / USUAL_WORK
     assert patience(memory="kv", requests=10, reply=100) == 1  # never below the usual
+    # GPUs working as one: a writing step's all-reduce grows with its replies
+    assert patience(gpus=32, readers=24, tp=2, requests=6000, reply=900, chunk=256) == 3 * 6000 * 900 / USUAL_WORK
+    assert patience(gpus=4, readers=2, reader_tp=2) == 1  # the readers' reads: a request each
     # a trace's replies are its own: its longest stands for every one
     longest = max(sim.Lab().workload(sim.Settings(traffic="azure-code")).replies)
     assert patience(traffic="azure-code", costs="roofline") == 2 * 600 * longest / USUAL_WORK
