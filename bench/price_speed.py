@@ -3,9 +3,12 @@ the good requests per dollar on screen.
 
 At Splitwise-HA's named state (8 GPUs, 3 H100 readers, 5 A100 writers, 16 req/s), a new price
 is typed into the readers' price field, CHANGES times, each a price not seen before: the
-milliseconds from the key to the per-dollar sentence beside the rate goodput saying it, median
-and p95. A price changes no simulation, so this is the page's own path (the numbers, the main
-charts, then the rate goodput and the economics in the figures' lane, all from cached runs).
+milliseconds from the key to the per-dollar sentence beside the rate goodput saying it. A price
+changes no simulation, so from the second change on this is the page's own path (the numbers,
+the main charts, then the rate goodput and the economics in the figures' lane, all from runs
+Python has cached): their median and p95. The first change is noted apart: a named state's
+link shows the runs the build made, and Python makes none of them (for the models' states
+that took minutes), so the first change of price is when this browser first simulates them.
 """
 
 import statistics
@@ -51,9 +54,14 @@ def main():
         runs = [change(page, 2.05 + 0.1 * k) for k in range(CHANGES)]
         browser.close()
     server.shutdown()
-    note("price_speed", "a typed price to the per-dollar numbers, p95", f"{p95(runs):.0f} ms")
-    print(f"price page (panel open, {START[1:]}): price typed to the per-dollar numbers, "
-          f"{CHANGES} changes: median {statistics.median(runs):.0f} ms, p95 {p95(runs):.0f} ms")
+    first, rest = runs[0], runs[1:]
+    note("price_speed", "a typed price to the per-dollar numbers, the first after the state's link "
+         "(its runs not yet simulated here)", f"{first:.0f} ms")
+    note("price_speed", "a typed price to the per-dollar numbers, p95 of the changes after it",
+         f"{p95(rest):.0f} ms")
+    print(f"price page (panel open, {START[1:]}): price typed to the per-dollar numbers: the first "
+          f"change {first:.0f} ms (the state's runs simulated then); the {len(rest)} after it: "
+          f"median {statistics.median(rest):.0f} ms, p95 {p95(rest):.0f} ms")
 
 
 if __name__ == "__main__":
