@@ -735,19 +735,27 @@ function redrawCharts() {
   watch.repaint();
 }
 
-// A chart whose width changed (a phone turned, a window resized) is drawn again from scratch:
-// the legend's place depends on the width (it wraps on a phone).
+// A chart whose width changed (a phone turned, a window resized) is drawn again from scratch,
+// at its new width (view.js: showFigure, force): the legend's place depends on the width (it
+// wraps on a phone), and so do a log axis's labels (fitted). Once the width has held for
+// WIDTH_HOLDS ms, since a window dragged wider changes it at every frame, and a chart's whole
+// draw costs 10 to 35 ms. Not by Plotly.Plots.resize and then a draw: the draw waited for its
+// promise, which Plotly keeps only once its own relayout has resolved (on a CI run a chart was
+// once left with a phone's labels at a laptop's width).
+const WIDTH_HOLDS = 100;
 /** @type {WeakMap<Element, number>} */ const chartWidths = new WeakMap();
+/** @type {WeakMap<Element, ReturnType<typeof setTimeout>>} */ const widthTimers = new WeakMap();
 const resized = new ResizeObserver((entries) => {
   for (const { target, contentRect } of entries) {
     const before = chartWidths.get(target);
     chartWidths.set(target, contentRect.width);
-    const name = target.id.slice("chart-".length);
-    if (before === undefined || before === contentRect.width || !chartsOnScreen[name]) continue;
-    const chart = /** @type {HTMLElement} */ (target);
-    // the newest figure once Plotly has fitted the chart to its new width (or, should Plotly
-    // not have come yet, once it has drawn the chart's figure: then at this width)
-    (plotlyHere() ? Plotly.Plots.resize(chart) : plotlyCame).then(() => showFigure(chart, null, chartsOnScreen[name], true));
+    // (a chart hidden has no width: drawn when it shows again, at the width it then has)
+    if (before === undefined || before === contentRect.width || contentRect.width === 0) continue;
+    clearTimeout(widthTimers.get(target));
+    widthTimers.set(target, setTimeout(() => {
+      const reply = chartsOnScreen[target.id.slice("chart-".length)];
+      if (reply) showFigure(/** @type {HTMLElement} */ (target), null, reply, true);
+    }, WIDTH_HOLDS));
   }
 });
 for (const chart of document.querySelectorAll(".plot")) resized.observe(chart);

@@ -397,8 +397,13 @@ export function showFigure(chart, caption, reply, force = false) {
       const at = ends(figure);
       const pointsOnly = !force && at !== null && before?.frame === frame && before.ends === at;
       onChart.set(chart, { drawing, frame, ends: at });
-      shown = inTurn(chart, () => (pointsOnly ? drawPoints(chart, figure)
-        : (Plotly.react(chart, figure.data, figure.layout, PLOTLY_CONFIG), { shown: null, finished: null })));
+      shown = inTurn(chart, () => {
+        if (pointsOnly) return drawPoints(chart, figure);
+        // After its first draw Plotly keeps a chart's width, whatever its box's, and the room
+        // its legend took at that width: a new width (force) is drawn afresh, at the box's.
+        (force ? Plotly.newPlot : Plotly.react)(chart, figure.data, figure.layout, PLOTLY_CONFIG);
+        return { shown: null, finished: null };
+      });
       if (shown) whilePending(coming, chart, shown);
       else coming.delete(chart);
     }
