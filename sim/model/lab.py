@@ -319,9 +319,9 @@ LAYOUT = {
 }
 # A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
 def measured(run):
-    """A run measured as it is made, so cached without its gaps (metrics.measure): every run
-    a lab keeps is scored, and so measured, sooner or later anyway."""
-    return measure(run) and run
+    """A run measured as it is made, so cached without its gaps (metrics.measure)."""
+    measure(run)  # (every run a lab keeps is scored, and so measured, sooner or later anyway)
+    return run
 
 
 def weight(run, requests):
