@@ -18,6 +18,10 @@ Azure trace against the lesson's compare at the same settings, as the median rat
 interleaved timings (a fresh lab each, the traces' parsing cached; target within 1.2x); parsing
 each shipped trace once; and a 1,000,000-row file read to a 600-request window at its end: its
 time, and its peak memory (tracemalloc, in a run of its own, since tracing slows it down).
+
+Last, a compare with memory=kv against memory=slots at the same settings, where memory never
+binds (target within 1.2x) and where it binds (no target); where it never binds, also the share
+of the kv compare spent working out what each instance held, and of that, the peaks' sweeps.
 """
 
 import gzip
@@ -36,6 +40,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 import oracle  # noqa: E402
 from record import note  # noqa: E402
 import sim  # noqa: E402
+from sim.model import memory as memory_module, quiet  # noqa: E402  (their names timed below)
 from sim.show.watch import default_window  # noqa: E402
 from sim.workload import azure  # noqa: E402
 from sim.workload.tracefile import read, read_path  # noqa: E402
@@ -168,7 +173,6 @@ ORDERING = (("quiet", "by_reader"), ("quiet", "last_words"))
 def measuring(settings):
     """Seconds that one memory=kv compare (a fresh lab) spends working out what was held, and
     of those, in the sweeps (none of these functions calls another through these names)."""
-    from sim.model import memory as memory_module, quiet  # noqa: PLC0415
     modules = {"memory": memory_module, "quiet": quiet}
     spent = {"sweeps": 0.0, "ordering": 0.0}
 
