@@ -166,14 +166,13 @@ def memory(repeats=7):
 # What memory=kv adds where memory never binds, besides its runs: working out, once they are
 # done, the most each instance held (sim/model/peak.py, quiet.py). The sweeps: every start and
 # end of a hold in the order of time, and their running total; the rest puts them in order.
-SWEEPS = (("memory", "reads_held"), ("quiet", "readers_held"), ("quiet", "most_held"))
-ORDERING = (("quiet", "by_reader"), ("quiet", "last_words"))
+SWEEPS = ((memory_module, "reads_held"), (quiet, "readers_held"), (quiet, "most_held"))
+ORDERING = ((quiet, "by_reader"), (quiet, "last_words"))
 
 
 def measuring(settings):
     """Seconds that one memory=kv compare (a fresh lab) spends working out what was held, and
     of those, in the sweeps (none of these functions calls another through these names)."""
-    modules = {"memory": memory_module, "quiet": quiet}
     spent = {"sweeps": 0.0, "ordering": 0.0}
 
     def timing(fn, kind):
@@ -185,8 +184,8 @@ def measuring(settings):
                 spent[kind] += time.perf_counter() - start
         return timed_fn
 
-    saved = [(modules[m], name, getattr(modules[m], name), kind)
-             for kind, names in (("sweeps", SWEEPS), ("ordering", ORDERING)) for m, name in names]
+    saved = [(module, name, getattr(module, name), kind)
+             for kind, named in (("sweeps", SWEEPS), ("ordering", ORDERING)) for module, name in named]
     for module, name, fn, kind in saved:
         setattr(module, name, timing(fn, kind))
     try:
