@@ -9,8 +9,12 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 BROWSER_FILE := $(VENV)/chromium-path
+# Test workers (pytest-xdist). The browser tests spend much of their time waiting on a page,
+# so three keep a 2-core machine busy; `make test JOBS=1` runs them one after another.
+JOBS ?= 3
+BROWSER_ENV = CHROMIUM=$$(cat $(BROWSER_FILE)) BROWSER_PATH=$$(cat $(BROWSER_FILE))
 
-.PHONY: all setup build serve site test bench figures docs clean
+.PHONY: all setup build serve site test fast bench figures docs clean
 
 all: build
 
@@ -69,12 +73,19 @@ serve: build
 site: build
 	$(PY) build.py --site
 
-# docs/cli.md, written from the command line's parser and the settings (a test holds it so).
-docs: $(VENV)/.installed
-	$(PY) -m sim.manual > docs/cli.md
+# Everything in the README and docs/ written from the code (docs/write.py): docs/cli.md, the
+# settings' limits table, every example's output. The simulator is the standard library alone,
+# so this needs no venv: the system's Python 3.11+ runs it.
+docs:
+	$(PYTHON) docs/write.py
 
+# Every test, the browser's included, on JOBS workers; the 15 slowest are listed at the end.
 test: build
-	CHROMIUM=$$(cat $(BROWSER_FILE)) BROWSER_PATH=$$(cat $(BROWSER_FILE)) $(PY) -m pytest
+	$(BROWSER_ENV) $(PY) -m pytest -n $(JOBS) --dist loadgroup
+
+# docs/development.md's fast loop: every test that needs no browser and no build, on both cores.
+fast: setup
+	$(PY) -m pytest -n 2 -m "not browser" tests/model tests/workload tests/show tests/test_*.py
 
 # Every script runs even if one before it misses a target or fails (the leading -); the last
 # line writes what they noted into docs/benchmarks.md, naming any script that noted nothing.

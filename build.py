@@ -411,6 +411,28 @@ def write_states(out, states):
     return {"plain": f"{STATES_FILE}?v={tag}", "packed": f"{STATES_FILE}.gz?v={tag}"}
 
 
+BAKED = ROOT / "build" / "baked.json"  # what the last build baked, from which sources (below)
+
+
+def sources_digest():
+    """A digest of the simulator's sources (sim/, its code and its data): two trees with the
+    same digest give the same native runs."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in (ROOT / "sim").rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def note_bake(out):
+    """build/baked.json: where the named states were baked, from which sources, and the
+    digest of the states' file it wrote. The tests take the bake as the native run of each
+    state where it was made from the sources they test (tests/native.py), rather than make
+    every state again: the models' states take minutes on one core."""
+    BAKED.parent.mkdir(exist_ok=True)
+    BAKED.write_text(json.dumps({"out": str(out), "sources": sources_digest(),
+                                 "states": hashlib.sha256((out / STATES_FILE).read_bytes()).hexdigest()}))
+
+
 def changes(settings, defaults):
     """A named state's settings as what differs from the defaults' (the page's own list)."""
     return {key: value for key, value in settings.items() if defaults.get(key) != value}
@@ -501,6 +523,7 @@ def build(out):
     versioned(out, version)
     states = bake(Lab())
     states_file = write_states(out, states)
+    note_bake(out)
     (out / "index.html").write_text(render_page(states, wheel, version, pyodide, snapshot_bytes, states_file))
     (out / "hub.html").write_text(render_hub(version, python_head(wheel, version, pyodide, snapshot_bytes,
                                                                   states_file)))

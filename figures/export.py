@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from sim import Lab, Settings  # noqa: E402
 from sim.show.figures import FIGURES  # noqa: E402
-from sim.show.report import setting  # noqa: E402
+from sim.show.numbers import setting  # noqa: E402
 
 OUT = ROOT / "figures"
 WIDTH = 760  # px: the exported images' native size (scale 1)

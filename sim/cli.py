@@ -11,9 +11,10 @@ from . import check
 from .model.instances import capacity
 from .model.lab import MAX_POINTS, SWEEPABLE, Lab
 from .settings import FIELDS, Settings, describe, parse
-from .show.report import (METRICS, compare_table, fill, headline, layouts, number, percent,
-                          rate_table, ratio_table, setting_line, shown, traffic_report, value)
 from .show.capacity import capacity_table
+from .show.numbers import fill, layouts, number, percent, shown, value
+from .show.report import (METRICS, compare_table, headline, rate_table, ratio_table, setting_line,
+                          traffic_report)
 from .show.economics import economics_table
 from .show.walkthrough import lesson
 from .show.watch import WIDTH, default_window, watch_table

@@ -1,7 +1,7 @@
 """docs/cli.md: every command and flag of `python -m sim`, written from the command line's own
 parser and the settings table, so that the manual cannot say what the code does not do.
 
-    python -m sim.manual > docs/cli.md      (make docs; a test holds the file to this)
+    python -m sim.manual > docs/cli.md      (make docs writes it, with docs/write.py; a test holds it)
 """
 
 import argparse

@@ -32,12 +32,44 @@ BOOT_TIMEOUT = 90_000  # ms: Pyodide boots in about 5 s here, far longer on a lo
 oracle.DATA = ROOT / "sim" / "workload" / "data"  # the traces the project ships: data, not code
 
 
+def remember_the_oracle():
+    """The oracle's rate goodputs, worked out once per session (in each test worker) for a
+    layout and settings: a bisection walks ~32 runs of every step, and several tests ask for
+    the same ones (the spec's rate at the defaults, the economics priced from it, the best
+    ratio's rows). The oracle itself stays plain: this wraps its function from outside, and
+    its own calls (rate, ratio, economics) find the wrapper by name. A rate of a trace of
+    one's own is worked out each time."""
+    rate_of = oracle.rate_of
+
+    @functools.cache
+    def known(layout, settings):
+        return rate_of(layout, dict(settings))
+
+    def remembered(layout, o, trace=None):
+        if trace is not None:
+            return rate_of(layout, o, trace)
+        return known(layout, tuple(sorted(o.items())))
+
+    oracle.rate_of = remembered
+
+
+remember_the_oracle()
+
+
+@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
 def pytest_collection_modifyitems(items):
     """Every test that needs a browser or the built page is marked `browser`, so that the fast
-    loop can leave them out: pytest -m "not browser"."""
+    loop can leave them out: pytest -m "not browser".
+
+    Run in parallel (pytest-xdist, `make test`: -n with --dist loadgroup), the tests of one
+    file that drive a browser, or the checker's, stay together on one worker, in their order:
+    they share a booted page or a served copy of dist/ per module, and some take turns on it.
+    Every other test goes to whichever worker is free."""
     for item in items:
         if {"browser", "page", "site", "lesson", "strict_site"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+        if item.get_closest_marker("browser") or item.nodeid.startswith("tests/check/"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def chromium():

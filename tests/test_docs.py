@@ -166,7 +166,7 @@ def test_the_model_is_documented_in_the_repository_and_linked():
 
 def test_the_tour_s_numbers_are_the_lesson_s():
     import sim
-    from sim.show.report import percent
+    from sim.show.numbers import percent
     r = sim.compare()
     tour = README.split("## A 30-second tour", 1)[1].split("\n## ", 1)[0]
     assert percent(r["shared"]["goodput"]) in tour and percent(r["split"]["goodput"]) in tour

@@ -19,9 +19,8 @@ const TEXT_EVERY = 100; // ms: the readouts, at most ten times a second while pl
 const SAY_EVERY = 1000; // ms: the spoken summary, at most once a second while playing
 const WORDS = { shared: "shared", split: "split", chunked: "chunked" };
 
-/** @typedef {{lane: string, index: number, kind: string, start: number, end: number, request: number, replies: number, tokens: number}} WatchEvent */
-/** @typedef {{request: number, arrival: number, read: number|null, lane: string, index: number, first: number, last: number, word: number|null}} WatchRequest */
-/** @typedef {{layout: string, events: WatchEvent[], requests: WatchRequest[], steps: Map<string, WatchEvent[]>, rows: {lane: string, index: number}[], capacity?: Record<string, number[]>}} Layout */
+/** @typedef {import("./watchnow.js").WatchEvent} WatchEvent */
+/** @typedef {import("./watchnow.js").Layout} Layout */
 
 /** The layouts the settings have (sim's layouts_of). @param {Record<string, number|string>} s */
 export function layoutsOf(s) {

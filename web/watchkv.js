@@ -4,7 +4,7 @@
 // prompts wait in its queue is held back by memory, the only thing that keeps it from them
 // (docs/model.md: "Memory that pushes back"), and it says so.
 
-/** @typedef {import("./watch.js").WatchEvent} WatchEvent */
+/** @typedef {import("./watchnow.js").WatchEvent} WatchEvent */
 
 /**
  * The tokens each lane holds at t: the lane's kv event that covers t (none: nothing held).

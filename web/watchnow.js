@@ -3,8 +3,11 @@
 
 const EPS = 1e-9; // s: the model's tie (costs.EPS): a step that starts at a word writes the next
 
-/** @typedef {import("./watch.js").Layout} Layout */
-/** @typedef {import("./watch.js").WatchEvent} WatchEvent */
+// The shapes of a layout's run as Watch it run holds it (here, the lowest of its modules, so
+// that each of them can name them without importing one above it).
+/** @typedef {{lane: string, index: number, kind: string, start: number, end: number, request: number, replies: number, tokens: number}} WatchEvent */
+/** @typedef {{request: number, arrival: number, read: number|null, lane: string, index: number, first: number, last: number, word: number|null}} WatchRequest */
+/** @typedef {{layout: string, events: WatchEvent[], requests: WatchRequest[], steps: Map<string, WatchEvent[]>, rows: {lane: string, index: number}[], capacity?: Record<string, number[]>}} Layout */
 
 /** The largest i with list[i].end <= t, or -1 (a lane's steps follow one another). @param {WatchEvent[]} list @param {number} t */
 function lastEnded(list, t) {

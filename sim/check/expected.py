@@ -7,7 +7,8 @@ import re
 from ..settings import FIELDS, Settings
 from ..show.figures import FIGURES, SHOWN_WITH_A_TRACE
 from ..show.page import capacity_message, compare_message, footer
-from ..show.report import METRICS, layouts
+from ..show.report import METRICS
+from ..show.numbers import layouts
 from ..show.states import EXPLORER_STATES, STATES, TRAFFIC_STATES, found
 
 MAIN = ("goodput", "gap")  # the page's two main charts: always drawn

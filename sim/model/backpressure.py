@@ -25,7 +25,6 @@ nanosecond rule (instance.py).
 """
 
 from heapq import heappop, heappush
-from math import inf
 
 from .costs import EPS
 from .instance import Whole

@@ -13,6 +13,7 @@ number of words written or chunks read.
 
 from bisect import bisect_left, bisect_right
 from collections import deque
+from functools import partial
 from heapq import heappop, heappush
 from math import ceil, inf
 
@@ -194,9 +195,21 @@ class ChunkedGpu:
         served = Served(self.first, max_gap, [], self.gap_values, self.gap_counts,
                         words - len(self.replies), self.step, self.last_step, None,
                         passes=self.passes)
+        served.spans = partial(spans, self.first_step, self.last_step, self.long_from,
+                               self.long_to, self.gap_values)
         if self.memory:
             served.held = self.most
         return served
+
+
+def spans(first_step, last_step, long_from, long_to, gap_values):
+    """Served.spans of a chunked GPU: no first gap stands apart (a reply's first gap is a
+    step of the loop like the others), and a reply sat through every run of long steps
+    between its first word's step and its last's, each as many gaps as the run has steps."""
+    spanned = [(bisect_left(long_to, s0 + 1), bisect_right(long_from, last)) if last else (0, 0)
+               for s0, last in zip(first_step, last_step)]
+    weights = [b - a + 1 for a, b in zip(long_from, long_to)]
+    return [None] * len(first_step), spanned, gap_values, weights
 
 
 def loop(chip, slots, chunk, record=False, memory=False):

@@ -6,7 +6,7 @@ Everything is derived from a few hardware and model facts, each cited, so that e
 the page shows can be traced back to a datasheet or a config, not tuned. Each fact has one
 name here: a read's cost and a writing step are a Chip's (`CHIPS["A100"].read_cost`,
 `.step`), worked out from them, and whatever shows them (the footer, the walk-through, the
-captions) asks the chip the simulator itself uses (`layouts.chip`), so there is no second
+captions) asks the chip the simulator itself uses (`instances.chip`), so there is no second
 copy to edit by mistake.
 """
 

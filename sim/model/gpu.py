@@ -15,6 +15,7 @@ it a whole list at once.
 """
 
 from bisect import bisect_right, insort
+from functools import partial
 from heapq import heappop, heappush
 from itertools import repeat
 from math import ceil, floor, inf
@@ -30,7 +31,8 @@ class Served:
     """What one GPU did: per job its first word time and largest gap, plus the gap pool."""
 
     __slots__ = ("first", "max_gap", "first_gaps", "burst_gaps", "burst_counts", "gaps",
-                 "step", "last_step", "marks", "clocks", "passes", "events", "held", "reads_at")
+                 "step", "last_step", "marks", "clocks", "passes", "events", "held", "reads_at",
+                 "spans")
 
     def __init__(self, first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
                  last_step, marks, clocks=None, passes=None, events=None):
@@ -56,6 +58,12 @@ class Served:
         # gpu.loop's, the step count as each of its reads began, from which that follows (peak.py)
         self.held = None
         self.reads_at = None
+        # Each job's own gaps, asked only by a measure of some requests (metrics.GapPool.of) or
+        # to list them (run.Run.gaps_of): a function giving (each job's first gap, None for
+        # a one-word reply; each job's (lo, hi), the shared gaps values[lo:hi] it sat through;
+        # values; weights, how many gaps each shared value is to each reply that sat through
+        # it, None for one). Every other gap of a job is one step. Set by the loop.
+        self.spans = None
 
 
 def serve(arrivals, replies, reads=None, record=False, chip=A100, slots=SLOTS):
@@ -301,6 +309,24 @@ def loop(chip=A100, slots=SLOTS, record=False, watch=False, memory=False, marked
     gaps = words - i  # integers: every word after a reply's first has a gap
     served = Served(first, max_gap, first_gaps, burst_gaps, burst_counts, gaps, step,
                     last_step, marks, clocks)
+    served.spans = partial(spans, first_gaps, since, burst_steps, last_step, burst_gaps)
     if memory:
         served.reads_at = reads_at
     return served
+
+
+def spans(first_gaps, since, burst_steps, last_step, burst_gaps):
+    """Served.spans of the loop above: a reply's first gap is the next of first_gaps (they
+    come in the order the jobs were taken), and it sat through the bursts from `since` (the
+    first after its first step) up to its last word's step, one gap each."""
+    firsts, spanned = [], []
+    k = 0
+    for lo, last in zip(since, last_step):
+        if last:  # (0: a one-word reply, which has no gap)
+            firsts.append(first_gaps[k])
+            k += 1
+            spanned.append((lo, bisect_right(burst_steps, last)))
+        else:
+            firsts.append(None)
+            spanned.append((0, 0))
+    return firsts, spanned, burst_gaps, None

@@ -19,6 +19,7 @@ its writers so); `advance(until)` runs them in a loop; `holding(t)` answers leas
 """
 
 from bisect import bisect_left, bisect_right, insort
+from functools import partial
 from heapq import heappop, heappush
 from math import inf
 
@@ -211,8 +212,11 @@ class Instance:
         last_pass = [0] * len(self.reach)
         for (_, e), j in zip(self.spans, self.spanned):
             last_pass[j] = e
-        return Served(self.first, self.largest_gaps(first_gaps), first_gaps, values, counts, gaps,
-                      self.chip.step, last_pass, None, events=self.events)
+        served = Served(self.first, self.largest_gaps(first_gaps), first_gaps, values, counts,
+                        gaps, self.chip.step, last_pass, None, events=self.events)
+        served.spans = partial(spans, ends, self.spans, self.spanned, first_gaps, values,
+                               len(self.reach))
+        return served
 
     def largest_gaps(self, first_gaps):
         """Each job's largest gap: its first, or the longest interval among its later passes.
@@ -238,6 +242,27 @@ class Instance:
                 best = gap[i]
             out[self.spanned[q]] = best
         return out
+
+
+def spans(ends, passes, spanned, first_gaps, values, jobs):
+    """Served.spans of an instance: a reply written from pass s to pass e has its first gap,
+    then one gap in each pass s+1 .. e. The pool keeps a pass's gap only where some reply was
+    written in it, so a pass's place among `values` is how many such passes came before it."""
+    writing = [0] * (len(ends) + 1)
+    for s, e in passes:
+        writing[s + 1] += 1
+        writing[e + 1] -= 1
+    place, running, kept = [0] * (len(ends) + 1), 0, 0
+    for k in range(1, len(ends) + 1):
+        place[k] = kept
+        running += writing[k]
+        if running and k < len(ends):
+            kept += 1
+    firsts, spans_of = [None] * jobs, [(0, 0)] * jobs
+    for (s, e), j, g in zip(passes, spanned, first_gaps):
+        firsts[j] = g
+        spans_of[j] = (place[s + 1], place[s + 1] + e - s)
+    return firsts, spans_of, values, None
 
 
 class Whole(Instance):

@@ -90,6 +90,29 @@ def allowed(s, **changes):
     return True
 
 
+def chip(s, g):
+    """The instance that GPU g is part of in the shared and chunked layouts (with tp = 1, GPU g
+    itself): of the readers' kind and power cap if its first GPU is one of the readers."""
+    if g // s.tp * s.tp < s.readers:
+        return instance(s.reader_gpu, s.reader_power, s.model, s.tp, s.costs)
+    return instance(s.writer_gpu, s.writer_power, s.model, s.tp, s.costs)
+
+
+def writer_chip(s):
+    """The split's writer instances: tp GPUs of kind writer_gpu, capped at writer_power."""
+    return instance(s.writer_gpu, s.writer_power, s.model, s.tp, s.costs)
+
+
+def shared_instances(s):
+    """The shared and chunked layouts' instances, in order."""
+    return [chip(s, k * s.tp) for k in range(s.gpus // s.tp)]
+
+
+def simple(c):
+    """Whether an instance's passes cost what the fast loops assume: one GPU, the toy's costs."""
+    return c.tp == 1 and not c.roofline
+
+
 def capacity(s):
     """Per pool ("shared": the shared and chunked layouts' instances, by kind; "readers",
     "writers": the split's): the instances, their GPUs, the usable memory, the weights and the

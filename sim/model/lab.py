@@ -13,7 +13,6 @@ Settings stay small and hashable. A lab remembers the last trace it was given, s
 
 from collections import OrderedDict
 from math import sqrt
-from operator import attrgetter
 
 from ..settings import FIELDS, NAMES
 from ..workload.draws import Draws, Workload
@@ -23,6 +22,8 @@ from . import crossover
 from . import economics as money
 from . import layouts
 from .instances import allowed, check
+from .keys import WORKLOAD, but, depends, prices
+from .layouts import layouts_of
 from .metrics import measure, score
 from .watch import WEIGHT, Watched, known, window
 
@@ -289,35 +290,6 @@ class Lab:
         return out
 
 
-def but(s, *names):
-    """What a finding depends on: every setting but these (and the prices, which change no
-    simulation: only the economics read them, and add them to their key)."""
-    return tuple(getattr(s, name) for name in NAMES if name not in names and name not in PRICES)
-
-
-PRICES = ("reader_price", "writer_price")
-
-
-prices = attrgetter(*PRICES)  # a settings' prices, as a tuple
-
-
-def layouts_of(s):
-    return ("shared", "split", "chunked") if s.chunk else ("shared", "split")
-
-
-# What each layout's run depends on (the targets and attainment only score it): the lesson's
-# requests, and the layout's own settings.
-WORKLOAD = ("rps", "prompt", "reply", "requests", "seed")
-MODEL = ("model", "tp", "costs", "memory")  # docs/model.md: "Bigger models, GPUs working as one, and memory"
-LAYOUT = {
-    "shared": ("gpus", "routing", "slots") + MODEL,
-    "chunked": ("gpus", "routing", "slots", "chunk") + MODEL,
-    "split": ("gpus", "readers", "routing", "slots", "link", "link_sharing", "layerwise",
-              "local_below", "reader_gpu", "writer_gpu")
-    + ("reader_power", "writer_power", "local_queue")  # docs/model.md: "Price and power"
-    + MODEL + ("reader_tp",),
-}
-# A layout's key getters, with the lesson's requests and with a trace's: by attrgetter, since
 def measured(run):
     """A run measured as it is made, so cached without its gaps (metrics.measure)."""
     measure(run)  # (every run a lab keeps is scored, and so measured, sooner or later anyway)
@@ -334,22 +306,6 @@ def weight(run, requests):
     watch) keeps them."""
     kept = len(run.first_gaps) + len(run.burst_gaps) + len(run.burst_counts)
     return requests + kept // 4
-
-
-# a chart asks ~80 times for a key (a generator's was a third of its cached draw)
-_DEPENDS = {layout: attrgetter(*WORKLOAD, *names) for layout, names in LAYOUT.items()}
-_TRACED = {layout: attrgetter("rps", *names) for layout, names in LAYOUT.items()}
-
-
-def depends(layout, s, source=None):
-    """The settings a layout's run depends on, as a cache key; with a trace, `source` (the
-    lab's key for its requests) and the load stand for the lesson's requests. The shared and
-    chunked layouts see `readers` only through the kinds of their GPUs and their power caps."""
-    key = _DEPENDS[layout](s) if source is None else source + _TRACED[layout](s)
-    if layout != "split":
-        kinds = ((s.reader_gpu, s.reader_power), (s.writer_gpu, s.writer_power))
-        key += (kinds, s.readers) if kinds[0] != kinds[1] else (kinds,)
-    return key
 
 
 SWEEPABLE = tuple(name for name in NAMES if not FIELDS[name].metadata["choices"])

@@ -10,8 +10,8 @@ prompts that arrive while at least `local_queue` prompts wait for a reader (the 
 Dynamo's rule, docs/model.md: "Price and power").
 """
 
-from itertools import compress, repeat
-from operator import add, is_not
+from itertools import compress, islice, repeat
+from operator import add, is_not, le
 
 from .costs import instance
 from .instances import reader_tp
@@ -139,3 +139,23 @@ def hand_over(work, s, seen=None):
             departs[i] = ready if ready > link_free else link_free
             link_free = reach[i]
     return reach, local
+
+
+def writer_jobs(work, s, seen=None):
+    """The split's writing pool's jobs in the order they reach it: their request indices
+    (None when that is arrival order), the times they reach it, and each job (reach time,
+    reply, prompt tokens a writer reads: 0 unless the request is read locally). seen: for
+    hand_over, to watch the run."""
+    reach, local = hand_over(work, s, seen)
+    if all(map(le, reach, islice(reach, 1, None))):  # in arrival order already (often)
+        order, reached, replies = None, reach, work.replies
+    else:
+        order = sorted(range(len(reach)), key=reach.__getitem__)  # stable: ties keep arrival order
+        reached = list(map(reach.__getitem__, order))
+        replies = map(work.replies.__getitem__, order)
+    if any(local):
+        taken = range(len(reach)) if order is None else order
+        reads = [work.prompts[i] if local[i] else 0 for i in taken]
+    else:  # (the lesson's: every prompt read by a reader)
+        reads = repeat(0)
+    return order, reached, list(zip(reached, replies, reads))

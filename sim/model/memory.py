@@ -11,12 +11,13 @@ moment (backpressure.py): the one place where they are coupled.
 """
 
 from . import instance as general
-from . import layouts
 from .backpressure import Split
-from .instances import reader_tp
+from .instances import reader_tp, shared_instances, simple, writer_chip
 from .link import reader_chip
 from .peak import reads_held, watched
 from .quiet import pick, quiet
+from .routing import pool
+from .run import Run
 from .watch import Steps
 
 
@@ -28,13 +29,12 @@ def with_memory(work, s, record, make, fast):
     An instance holds at most `slots` jobs, so if that many of the longest fit the smaller room
     it cannot bind: the fast loops (`fast`, None where they cannot say what they held to be
     watched) then run it as with memory=slots."""
-    chips = layouts.instances(s)
+    chips = shared_instances(s)
     room = min(c.capacity for c in chips)
     totals = work.totals
-    if fast and all(map(layouts.simple, chips)) and s.slots * max(totals, default=0) <= room:
+    if fast and all(map(simple, chips)) and s.slots * max(totals, default=0) <= room:
         jobs = list(zip(work.arrivals, work.replies, work.prompts))
-        run = layouts.pool([fast(c) for c in chips], s.routing, work.arrivals, jobs,
-                           work.arrivals, record=True)  # (each GPU's Served: what it held)
+        run = pool([fast(c) for c in chips], s.routing, work.arrivals, jobs, work, record=record)
         # what each held: a chunked GPU counts its own, gpu.loop keeps its reads' steps
         most = [served.held if served.reads_at is None else
                 reads_held(served.reads_at, served.last_step, pick(work.replies, requests),
@@ -44,16 +44,13 @@ def with_memory(work, s, record, make, fast):
         if record:  # what each held, from the recorded run: a job from its read's start
             run.kv = {("gpu", k): watched(whole_reads(served, requests, work))
                       for k, (served, requests) in enumerate(run.gpus)}
-        else:
-            run.gpus = []
         return run
     made = [make(c) for c in chips]
     kept = [i for i, (p, r) in enumerate(zip(work.prompts, work.replies)) if p + r <= room]
     reach = [work.arrivals[i] for i in kept]
     jobs = [(work.arrivals[i], work.replies[i], work.prompts[i]) for i in kept]
     order = None if len(kept) == len(work.arrivals) else kept
-    run = layouts.pool([general.loop(m) for m in made], s.routing, reach, jobs, work.arrivals,
-                       order, record)
+    run = pool([general.loop(m) for m in made], s.routing, reach, jobs, work, order, record)
     run.dropped = len(work.arrivals) - len(kept)
     run.memory = {"kv_peak": max(m.peak / m.capacity for m in made)}
     if record:
@@ -79,19 +76,16 @@ def whole_reads(served, requests, work):
 def split(work, s, record=False):
     """The split with KV memory: on the fast loops where it cannot bind (the toy's costs, one GPU
     an instance, and room to spare all along: quiet.py), else walked together (backpressure.py)."""
-    reader, writer = reader_chip(s), layouts.writer_chip(s)
+    reader, writer = reader_chip(s), writer_chip(s)
     writers = (s.gpus - s.readers) // s.tp
-    if layouts.simple(reader) and layouts.simple(writer):
+    if simple(reader) and simple(writer):
         run = quiet(work, s, reader, writer, s.readers // reader_tp(s), writers, record)
         if run is not None:
             return run
     walked = Split(work, s, reader, writer, s.readers // reader_tp(s), writers, record).run()
-    run = layouts.Run()
+    run = Run(work.replies, record)
     for each in walked.writers:
-        served = each.served()
-        run.add(served, [work.arrivals[i] for i in each.requests])
-        if record:
-            run.gpus.append((served, each.requests))
+        run.add(each.served(), each.requests, work.arrivals)
     run.dropped = walked.dropped
     end = max((max(w.last, default=0.0) for w in walked.writers), default=0.0)
     run.memory = {"reader_kv_peak": walked.reader_peak, "writer_kv_peak": walked.writer_peak,

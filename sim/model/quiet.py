@@ -18,8 +18,9 @@ from math import inf
 from operator import add, itemgetter, le, mul, sub
 
 from . import gpu
-from . import layouts
+from .link import writer_jobs
 from .peak import most_held, readers_held, watched
+from .run import Run
 from .watch import Steps
 
 
@@ -32,7 +33,7 @@ def quiet(work, s, reader, writer, readers, writers, record):
     if max(work.prompts, default=0) > reader.capacity or max(totals, default=0) > writer.capacity:
         return None
     seen = {}
-    order, _, jobs = layouts.writer_jobs(work, s, seen)
+    order, _, jobs = writer_jobs(work, s, seen)
     starts, _, who = seen["reads"]
     reach, n = seen["reach"], len(seen["reach"])
     remote = range(n)  # the requests the readers read, in order
@@ -72,11 +73,10 @@ def quiet(work, s, reader, writer, readers, writers, record):
             given = [[] for _ in range(writers)]
             least_loaded(loops, given, ranked, asks_at, reach,
                          dict(zip(range(n) if order is None else order, jobs)))
-    run, held = layouts.Run(), []
+    run, held = Run(work.replies, record), []
     for loop, requests in zip(loops, given):
         served = gpu.finish(loop)
-        run.add(served, pick(work.arrivals, requests))
-        run.gpus.append((served, requests))
+        run.add(served, requests, work.arrivals)
         held.append((pick(asks_at, requests),
                      last_words(served, pick(work.replies, requests), not some_local),
                      pick(totals, requests)))
@@ -93,8 +93,6 @@ def quiet(work, s, reader, writer, readers, writers, record):
                   for r, (lo, hi) in enumerate(zip(bounds, bounds[1:])) if lo < hi}
         for w, asks in enumerate(held):
             run.kv[("writer", w)] = watched(list(zip(*asks)))
-    else:
-        run.gpus = []
     return run
 
 

@@ -1,10 +1,14 @@
 """Routing: which GPU of a pool takes each job (docs/model.md: "Routing").
 
-A pool's GPUs are coroutines (gpu.loop, chunked.loop): each is sent its jobs in the order
-they reach it, and can be asked how many jobs it holds at a moment.
+A pool's GPUs are coroutines (gpu.loop, chunked.loop, instance.loop): each is sent its jobs
+in the order they reach it, and can be asked how many jobs it holds at a moment. `pool` routes
+a pool's jobs and serves them all: a layout's Run.
 """
 
 from math import inf
+
+from .gpu import finish
+from .run import Run
 
 ROUTINGS = ("alternate", "least-loaded")
 
@@ -35,3 +39,16 @@ def assign(routing, gpus, reach, jobs):
         given[g].append(k)
         until[g] = -inf
     return given
+
+
+def pool(loops, routing, reach, jobs, work, order=None, record=False):
+    """Route jobs (in the order they reach the pool, at the times `reach`) to the GPU loops
+    and serve them all: the run of `work`'s requests. order: the request index of each job
+    (None: the k-th job is request k); a request given no job was dropped."""
+    for loop in loops:
+        next(loop)
+    run = Run(work.replies, record)
+    for loop, given in zip(loops, assign(routing, loops, reach, jobs)):
+        run.add(finish(loop), given if order is None else list(map(order.__getitem__, given)),
+                work.arrivals)
+    return run

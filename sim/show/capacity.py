@@ -5,7 +5,7 @@ introduction say the model and its instances (`model_words`)."""
 
 from ..model.instances import reader_tp
 from ..settings import FIELDS
-from .report import layouts, number, table
+from .numbers import layouts, number, table
 
 POOLS = {
     "shared": "shared and chunked instances",

@@ -15,10 +15,11 @@ from functools import partial
 
 from ..model.economics import EXAMPLE_PRICE, TDP
 from ..model.instances import check
-from ..model.lab import RATE_STEPS, layouts_of
+from ..model.lab import RATE_STEPS
+from ..model.layouts import layouts_of
 from .charts import COLOURS, base_layout
 from .economics import count, dollars
-from .report import fill, number, percent, rate, tag, untag
+from .numbers import fill, number, percent, rate, tag, untag
 
 # (key, label, words, changes): A100s alone; Splitwise-HA's mix (H100s read, A100s write); H100s
 # alone; and H100s with the writers capped at half their power ("barely moved token speed").

@@ -10,11 +10,11 @@ from bisect import insort
 from functools import partial
 
 from ..model.crossover import BISECTION_STEPS
-from ..model.lab import layouts_of
-from ..model.layouts import chip
+from ..model.layouts import layouts_of
+from ..model.instances import chip
 from ..settings import FIELDS
 from .charts import COLOURS, SHARED, SPLIT, TARGET, base_layout, current, line, log_ticks
-from .report import an, layouts, ms, number, percent, tag
+from .numbers import an, layouts, ms, number, percent, tag
 
 POINTS = {  # x values along each chart's axis (the current value is added)
     "rps": (0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0,

@@ -5,8 +5,10 @@ requests per dollar and per kWh beside the rate goodput, with its price fields' 
 from functools import partial
 
 from ..model.economics import EXAMPLE_PRICE, TDP
-from ..model.lab import RATE_STEPS, layouts_of
-from .report import LAYOUT_WORDS, number, percent, plural, rate, table, tag
+from ..model.lab import RATE_STEPS
+from ..model.layouts import layouts_of
+from .report import LAYOUT_WORDS
+from .numbers import number, percent, plural, rate, table, tag
 
 
 def dollars(x):

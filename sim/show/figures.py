@@ -21,7 +21,7 @@ from .curves import (gap_by_rps, goodput_by_link, goodput_by_prompt, goodput_by_
                      needs_along, sketch_along, spread_along)
 from .models import MEMORY, bigger_models, memory_needs, memory_pushes_back, models_needs
 from .ratio import best_ratio, rate_goodput, rate_needs, ratio_needs, ratio_sketch
-from .report import fill, untag
+from .numbers import fill, untag
 from .stall import stall
 from .requests import no_needs, traffic_summary, verdict, verdict_needs
 from .traces import (know_needs, know_stages, know_your_traffic, trace_panels, traces_ratio,

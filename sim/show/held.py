@@ -27,7 +27,7 @@ from math import fsum
 from ..model.instances import capacity
 from ..model.watch import Intervals
 from .charts import SPLIT, TARGET, base_layout
-from .report import ms, number, percent, tag
+from .numbers import ms, number, percent, tag
 
 POOLS = (("readers", "reader"), ("writers", "writer"))  # (pool, its lanes in sim.watch)
 GAP = 0.12  # of the plot's height, between the two panels

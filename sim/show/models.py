@@ -11,7 +11,7 @@ with and without the memory's limits. Each lists its pieces of simulation, a run
 from ..model.instances import capacity
 from .charts import COLOURS, SPLIT, TARGET, base_layout, current, line, log_ticks, panel
 from .curves import runs_of
-from .report import layouts, number, percent, tag
+from .numbers import layouts, number, percent, tag
 
 # (words, changes to the figure's settings, tag) of figure 10's panels, left to right
 MODEL_PANELS = (

@@ -60,15 +60,17 @@ from collections import OrderedDict
 from time import perf_counter
 
 from ..model.instances import capacity
-from ..model.lab import Lab, layouts_of
-from ..model.layouts import chip
+from ..model.lab import Lab
+from ..model.layouts import layouts_of
+from ..model.instances import chip
 from ..model.watch import WEIGHT, window
 from ..settings import FIELDS, Settings
 from ..workload.tracefile import read_text
 from ..workload.window import taus
 from .capacity import capacity_line
 from .figures import FIGURES
-from .report import headline, intro, ms, number, rate, shown
+from .report import headline, intro
+from .numbers import ms, number, rate, shown
 from .watch import default_window, reads
 
 # What the page's cached runs may hold, in lab.weight's units (a request, or four kept gaps):

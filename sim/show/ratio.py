@@ -9,9 +9,10 @@ and the page shows the bars, each exact, while the line is worked out."""
 from functools import partial
 
 from ..model.instances import allowed
-from ..model.lab import RATE_STEPS, layouts_of
+from ..model.lab import RATE_STEPS
+from ..model.layouts import layouts_of
 from .charts import SPLIT, TARGET, base_layout
-from .report import number, percent, rate, tag, unsettled
+from .numbers import number, percent, rate, tag, unsettled
 
 # Long prompts, short replies, and a later first word allowed: reading 8,000 tokens alone
 # takes 0.41 s on an A100 (DistServe gives summarizing a far looser first-word target

@@ -1,15 +1,15 @@
-"""How numbers are written, for the CLI, the page and the figures alike.
-
-The page shows text made here (in the browser's Python), so a figure reads the same in a
-terminal, on the page and in a caption.
+"""The reports: the headline, the introduction, the settings in a line, and the tables of
+`python -m sim` (compare, rate, ratio, traffic, the settings' limits), for the CLI, the page
+and the figures alike. Their numbers are written by numbers.py.
 """
 
-import re
 from textwrap import fill as wrap
 
 from ..settings import FIELDS, describe
 from ..workload.azure import ATTRIBUTION, CITATION, NAMES
 from ..workload.draws import sizes
+from .capacity import model_words
+from .numbers import layouts, ms, number, percent, plural, rate, setting, table, unsettled, untag, value
 
 METRICS = (  # (key, words) in the order tables show them
     ("goodput", "goodput"),
@@ -22,15 +22,6 @@ METRICS = (  # (key, words) in the order tables show them
     ("missed_both", "missed both"),
 )
 
-
-def percent(x):
-    return f"{x * 100:.1f}%"
-
-
-def ms(seconds):
-    return f"{seconds * 1000:.1f} ms"
-
-
 # What memory=kv adds to a layout's measures (docs/model.md: "Memory that pushes back"), in
 # the order tables show them; "dropped" is in every result, shown only where it is not 0.
 MEMORY = (
@@ -40,90 +31,6 @@ MEMORY = (
     ("writer_kv_peak", "writers' KV at peak"),
     ("backpressure", "readers held back"),
 )
-SHARES = ("goodput", "missed_ttft_only", "missed_gap_only", "missed_both", "kv_peak",
-          "reader_kv_peak", "writer_kv_peak", "backpressure")
-
-
-def value(key, x):
-    """A metric as the page and the tables show it (a percentile of no request: "none")."""
-    if x is None:
-        return "none"
-    if key in SHARES:
-        return percent(x)
-    if key in ("good", "requests", "dropped"):
-        return f"{x:,}"
-    return ms(x)
-
-
-def number(x):
-    """A setting, shortest form: 4, 0.25, 12.5."""
-    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
-
-
-def a(x):
-    """A number with its article, as read aloud: "a 2,000", "an 8,000", "an 11"."""
-    text = number(x)
-    spoken_first = text.split(",")[0].split(".")[0]  # "11" in 11,000: "eleven thousand"
-    return f"an {text}" if text.startswith("8") or spoken_first in ("11", "18") else f"a {text}"
-
-
-def tag(key, text):
-    """A number in running text (a caption), marked so the page can give it its own
-    data-metric="<key>", as it does the headline's; `untag` takes the marks out again."""
-    return f"\x02{key}\x1f{text}\x03"
-
-
-def an(key, x):
-    """A tagged number with its article: "a 2,000", of which "2,000" carries the tag."""
-    article, text = a(x).split(" ", 1)
-    return f"{article} {tag(key, text)}"
-
-
-TAGGED = re.compile("\x02([a-z_0-9]+[.][a-z_0-9]+)\x1f([^\x03]*)\x03")
-
-
-def untag(text):
-    """Tagged text as the headline is written: (template with {key} fields, {key: text})."""
-    texts = {}
-
-    def field(found):
-        texts[found[1]] = found[2]
-        return "{" + found[1] + "}"
-
-    return TAGGED.sub(field, text), texts
-
-
-def shown(result):
-    """Every number of a compare result as text, keyed as the page's data-metric attributes."""
-    out = {}
-    for layout in layouts(result):
-        for key, x in result[layout].items():
-            out[f"{layout}.{key}"] = value(key, x)
-    return out
-
-
-def layouts(result):
-    """The layouts a compare result holds, in the order tables show them."""
-    return [layout for layout in ("shared", "split", "chunked") if layout in result]
-
-
-# Requests a window needs before a finding drawn from it settles: a verdict, a best ratio, a
-# rate goodput (or a headline) from fewer says so in its own sentence. Measured from how much
-# the rate goodput moves between a window's two halves (20 windows each of the lesson's
-# traffic and of Azure chat, on 2 and on 4 GPUs): from windows of 200, the halves' rate
-# goodputs differ by 12 to 22% (median); from 100, by 15 to 34%; from 12, by 72% and more
-# (and which layout wins flips in 5 of 8 windows of Azure code). The lesson's 600: 6 to 8%.
-SETTLES = 200
-
-
-def unsettled(key, n):
-    """" (only 12 requests: too few to settle it, which takes about 200)", each number tagged
-    (<key>.thin, <key>.settles), for a finding drawn from n requests; "" from SETTLES up."""
-    if n >= SETTLES:
-        return ""
-    return (f" (only {tag(key + '.thin', number(n))} request{'' if n == 1 else 's'}: too few "
-            f"to settle it, which takes about {tag(key + '.settles', number(SETTLES))})")
-
 
 HEADLINE = ("Within both targets, sharing the two GPUs serves {shared.goodput} of requests; "
             "splitting them serves {split.goodput}.")  # {…}: a data-metric key, filled in
@@ -135,7 +42,6 @@ def headline(s, result=None):
     from fewer requests than settle it, saying so. With a bigger model's settings it says the
     model and its instances too, and with memory=kv how many requests never fit (from the
     compare result, when given): sim.show.capacity.model_words."""
-    from .capacity import model_words  # (capacity.py writes its numbers with this module's)
     thin, texts = untag(unsettled("headline", s.requests))
     said, model = model_words(s, "headline", result)  # ({}, {}) at the lesson's model
     lead, memory = f"With {said['what']}, within" if said else "Within", said.get("memory", "")
@@ -160,7 +66,6 @@ def intro(s):
     fields the page fills (each number marked): {"gpus": ..., "split": ...}.
     At the lesson's two GPUs they are the lesson's own words; with a bigger model's settings
     they say the model and its instances (sim.show.capacity.model_words)."""
-    from .capacity import model_words
     said, model = model_words(s, "intro")  # ({}, {}) at the lesson's model
     writers = s.gpus - s.readers
     if s.gpus == 2:
@@ -179,17 +84,6 @@ def intro(s):
     texts = {"intro.gpus": number(s.gpus), "intro.readers": number(s.readers),
              "intro.writers": number(writers), **model}
     return {"gpus": gpus, "split": split}, texts
-
-
-def plural(n, word):
-    return f"{number(n)} {word}" + ("" if n == 1 else "s")
-
-
-def fill(template, texts):
-    """A template's {layout.metric} fields as text (the page fills them with marked-up text)."""
-    for key, text in texts.items():
-        template = template.replace("{" + key + "}", text)
-    return template
 
 
 # How setting_line writes each of the lesson's settings: {} is its value.
@@ -288,23 +182,6 @@ def traffic_report(t, s, trace=None):
     return "\n".join(lines)
 
 
-def setting(x):
-    """A setting's value as written on the command line: 4, 0.25, least-loaded."""
-    return x if isinstance(x, str) else number(x)
-
-
-def table(rows, header):
-    """Plain aligned text: first column left, the others right."""
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-
-    def line(r):
-        cells = [str(r[0]).ljust(widths[0])]
-        cells += [str(c).rjust(w) for c, w in zip(r[1:], widths[1:])]
-        return "  ".join(cells).rstrip()
-
-    return "\n".join([line(header)] + [line(r) for r in rows])
-
-
 def compare_table(result):
     names = layouts(result)
     rows = [[words] + [value(key, result[layout][key]) for layout in names]
@@ -314,11 +191,6 @@ def compare_table(result):
         if any(found) or (key != "dropped" and any(x is not None for x in found)):
             rows.append([words] + ["-" if x is None else value(key, x) for x in found])
     return table(rows, [""] + names)
-
-
-def rate(x):
-    """A rate goodput, req/s per GPU, to three figures as the papers quote it: 0.209, 3.33."""
-    return f"{x:#.3g}".rstrip(".")
 
 
 LAYOUT_WORDS = {

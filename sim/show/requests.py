@@ -13,7 +13,7 @@ from math import floor, log10
 
 from .charts import SPLIT, TARGET, base_layout
 from .ratio import best, ratio_needs, rate_needs, readers_to_writers
-from .report import number, percent, rate, tag, unsettled
+from .numbers import number, percent, rate, tag, unsettled
 
 SPREAD_BARS = 24  # bars at most for a length's spread
 ARRIVAL_BARS = 60  # and for the arrivals over time

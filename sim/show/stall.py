@@ -9,10 +9,10 @@ hold a read back: then the figure reads the lab's run recorded to be watched, ev
 read as the loop walked them (timeline.Lane), so its words are those sim.watch gives.
 """
 
-from ..model.layouts import chip
+from ..model.instances import chip
 from ..settings import Settings
 from .charts import SHARED, SPLIT, base_layout, word_marks
-from .report import an, ms, number, plural, tag
+from .numbers import an, ms, number, plural, tag
 from .timeline import Lane, shared_gpu, step_times, words, writer
 
 CANDIDATES = 200  # figure 1 looks for its read among the first shared GPU's first jobs

@@ -16,7 +16,7 @@ from ..settings import Settings
 from ..workload.summary import burstiness
 from .models import MEMORY, MEMORY_LOADS
 from .ratio import best
-from .report import number, plural
+from .numbers import number, plural
 from .walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK
 
 BEST = "best"  # readers: the best ratio's, worked out from the runs (`named`)

@@ -14,7 +14,7 @@ from ..workload.azure import ATTRIBUTION
 from .charts import COLOURS, base_layout, current, line, panel
 from .curves import load_ends, needs_along, points, runs_of
 from .ratio import ratio_chart, ratio_needs, readers_to_writers
-from .report import SETTLES, layouts, number, percent, rate, tag
+from .numbers import SETTLES, layouts, number, percent, rate, tag
 
 # (words, traffic=, tag) of figure 7's panels, left to right; a trace of your own comes last
 TRAFFIC_PANELS = (("the lesson's traffic", "lesson", "lesson"),

@@ -8,11 +8,11 @@ are chosen from the computed numbers.
 from math import floor, log10
 from textwrap import fill
 
-from ..model.layouts import chip
+from ..model.instances import chip
 from ..model.link import reads
 from ..settings import FIELDS
 from ..workload.draws import Workload, sizes
-from .report import a, ms, number, percent, plural
+from .numbers import a, ms, number, percent, plural
 
 LINKS = (100.0, 25.0, 12.5, 1.25, 0.125)  # link speeds the lesson tries, GB/s
 WIDTH = 88  # columns of the printed text

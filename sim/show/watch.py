@@ -2,7 +2,8 @@
 events (the events themselves are the model's: sim/model/watch.py)."""
 
 from ..workload.draws import sizes
-from .report import LAYOUT_WORDS, number, plural, table
+from .report import LAYOUT_WORDS
+from .numbers import number, plural, table
 from .stall import figure_window, stall_window
 
 WIDTH = 2.0  # seconds: the default window, figure 1's widened around its middle

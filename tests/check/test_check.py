@@ -22,7 +22,7 @@ from sim.check import expected
 from sim.check.run import SIZES
 from sim.cli import attach_values, build_parser
 from sim.model.lab import Lab
-from sim.show.report import shown
+from sim.show.numbers import shown
 from sim.settings import Settings
 from sim.show.states import STATES
 

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 import oracle
 import sim
+from agreement import agree
 from sim.model.link import reads
 from sim.settings import CHIPS, FIELDS
 from sim.workload.draws import Draws, Workload
-from test_explore_agreement import agree
 
 POWERS = FIELDS["reader_power"].metadata["slider"] + (0.73, 0.5, 1.0, 1.0)  # and a value between stops
 QUEUES = (0, 0, 1, 2, 3, 4, 8, 16, 200_000)

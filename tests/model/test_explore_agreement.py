@@ -4,24 +4,9 @@ option and their combinations, overloaded settings and the limits."""
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-import oracle
 import sim
+from agreement import agree
 from sim.settings import CHIPS, FIELDS
-
-TIMES = ("ttft_p50", "ttft_p99", "ttft_max", "gap_p50", "gap_p99", "gap_max")
-TOLERANCE = 1e-6  # seconds: far inside the 0.1 ms the page shows; only rounding differs
-
-
-def agree(s):
-    got = sim.Lab().compare(s)
-    want = oracle.compare(**s.as_dict())
-    assert set(got) - {"settings"} == set(want)
-    for layout in want:
-        assert got[layout]["good"] == want[layout]["good"], layout
-        for key in TIMES:
-            assert abs(got[layout][key] - want[layout][key]) <= TOLERANCE, (layout, key)
-    return got
-
 
 def slider(name):
     return st.sampled_from(FIELDS[name].metadata["slider"])

@@ -2,7 +2,8 @@
 working as one, roofline costs and KV memory that binds (docs/model.md: "Bigger models, GPUs
 working as one, and memory"), value for value: the good and dropped requests exactly, the
 times within a microsecond (the engine jumps where the oracle walks, and floats round
-differently), the shares memory=kv measures within a billionth, and the events a run shows.
+differently), the shares memory=kv measures within a billionth, each request by its index
+(tests/agreement.py), and the events a run shows.
 """
 
 import random
@@ -13,16 +14,16 @@ from hypothesis import HealthCheck, assume, given, settings as hsettings, strate
 
 import oracle
 import sim
-from sim.model import layouts, memory, peak
+from agreement import agree
+from sim.model import memory, peak
 from sim.model.backpressure import Split
-from sim.model.instances import check
+from sim.model.instances import check, writer_chip
 from sim.model.link import reader_chip
+from sim.model.run import Run
 from sim.settings import FIELDS, MODELS, TP
 
 SLIDERS = ("rps", "prompt", "reply", "link", "ttft_target", "gap_target")
 KINDS = FIELDS["reader_gpu"].metadata["choices"]
-TIMES = ("ttft_p50", "ttft_p99", "ttft_max", "gap_p50", "gap_p99", "gap_max")
-SHARES = ("kv_peak", "reader_kv_peak", "writer_kv_peak", "backpressure")
 
 
 def valid(values):
@@ -31,25 +32,6 @@ def valid(values):
         return check(sim.Settings(**values))
     except ValueError:
         return None
-
-
-def agree(s):
-    got = sim.Lab().compare(s)
-    want = oracle.compare(**s.as_dict())
-    assert set(got) - {"settings"} == set(want)
-    for layout, m in want.items():
-        mine = got[layout]
-        assert (mine["good"], mine["dropped"]) == (m["good"], m["dropped"]), layout
-        for key in TIMES:
-            if m[key] is None:
-                assert mine[key] is None, (layout, key)
-            else:
-                assert abs(mine[key] - m[key]) <= 1e-6, (layout, key, mine[key], m[key])
-        assert {k for k in SHARES if k in mine} == {k for k in SHARES if k in m}, layout
-        for key in SHARES:
-            if key in m:
-                assert abs(mine[key] - m[key]) <= 1e-9, (layout, key, mine[key], m[key])
-    return got
 
 
 def draw(rng):
@@ -115,17 +97,17 @@ def test_several_writers_with_room_to_spare(values):
     moment by moment (backpressure.Split), which the same settings take where memory binds."""
     s = sim.Settings(memory="kv", **values)
     work = sim.Lab().workload(s)
-    reader, writer = reader_chip(s), layouts.writer_chip(s)
+    reader, writer = reader_chip(s), writer_chip(s)
     writers = (s.gpus - s.readers) // s.tp
     fast = memory.quiet(work, s, reader, writer, s.readers, writers, False)
     assert fast is not None and fast.memory["writer_kv_peak"] < 1
     walked = Split(work, s, reader, writer, s.readers, writers, False).run()
-    slow = layouts.Run()
+    slow = Run(work.replies)
     for each in walked.writers:
-        slow.add(each.served(), [work.arrivals[i] for i in each.requests])
-    for mine, theirs in ((fast.ttft, slow.ttft), (fast.max_gap, slow.max_gap)):
+        slow.add(each.served(), each.requests, work.arrivals)
+    for mine, theirs in ((fast.ttft, slow.ttft), (fast.max_gap, slow.max_gap)):  # request by request
         assert len(mine) == len(theirs) == s.requests
-        assert max(map(abs, map(sub, sorted(mine), sorted(theirs)))) <= 1e-9
+        assert max(map(abs, map(sub, mine, theirs))) <= 1e-9
     assert fast.memory["writer_kv_peak"] == walked.writer_peak
     assert fast.memory["reader_kv_peak"] == walked.reader_peak and walked.pushed_back == 0
     agree(s)

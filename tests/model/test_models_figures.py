@@ -28,7 +28,7 @@ import pytest
 import oracle
 import sim
 from sim.model.costs import instance
-from sim.model.lab import layouts_of
+from sim.model.layouts import layouts_of
 
 
 def _oracle_served(settings, trace=None):

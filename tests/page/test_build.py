@@ -151,6 +151,31 @@ def test_index_html_carries_the_defaults_and_the_states_file_the_rest():
     assert len(page.encode()) < 100_000  # the second visit's target: nothing over 100 kB again
 
 
+def test_the_bake_is_native_and_says_what_it_was_made_from():
+    """The named states the build baked are native runs: each state's figures (every state's
+    but the models', which take minutes) are what FIGURES[key].render gives with a fresh Lab,
+    byte for byte once in JSON, and its numbers the page's compare message. build/baked.json
+    names the sources they were made from (tests/native.py takes the bake for the models'
+    states where they are this tree's), and the states' file."""
+    from native import baked_from_these_sources
+    from sim.show.figures import FIGURES
+    from sim.show.page import compare_message
+    from sim.show.states import found
+
+    assert baked_from_these_sources(), "dist/ was not built from this tree's sim/: run make build"
+    groups = {name: group for group, name, _, _ in found()}
+    first = baked()["states"][0]
+    states = [first] + json.loads((DIST / "states.json").read_text())
+    assert [state["name"] for state in states] == list(groups)
+    for state in states:
+        if groups[state["name"]] == "model":
+            continue
+        lab, s = sim.Lab(), sim.Settings(**state["settings"])
+        assert state["compare"] == json.loads(json.dumps(compare_message(lab, s))), state["name"]
+        for key, figure in state["figures"].items():
+            assert figure == json.loads(json.dumps(FIGURES[key].render(lab, s))), (state["name"], key)
+
+
 def test_the_version_follows_every_byte(tmp_path):
     (tmp_path / "vendor").mkdir()
     (tmp_path / "app.js").write_text("one")

@@ -8,7 +8,7 @@ import pytest
 
 import sim
 from sim.show.figures import FIGURES
-from sim.show.report import shown
+from sim.show.numbers import shown
 from sim.settings import CHIPS, FIELDS
 from sim.show.states import group
 

@@ -210,7 +210,7 @@ def test_a_dead_or_stuck_worker_is_replaced_and_the_next_change_is_right(healing
     info = page.evaluate("window.pdsplit.python()")
     assert info["restarts"] == restarts + 1 and info["boot"] == "snapshot"
     page.evaluate("window.pdsplit.settled()")  # every figure too, from the new workers
-    assert page.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == sim.show.report.number(changes["rps"])
+    assert page.evaluate("window.pdsplit.figure('prompt').shown['prompt.rps']") == sim.show.numbers.number(changes["rps"])
     assert page.text_content("#status").startswith("The simulator was restarted, since the one before ")
     assert_native(page, {"rps": 2.0})
 
@@ -273,7 +273,7 @@ def test_a_storm_of_unawaited_changes_ends_on_the_last(lesson):
     lesson.evaluate("window.pdsplit.settled()")
     assert lesson.evaluate("window.pdsplit.settings()") == full({"rps": last, "prompt": 2400})
     assert lesson.evaluate("location.search") == f"?rps={last:g}&prompt=2400"  # the link is the last setting
-    assert lesson.evaluate("window.pdsplit.figure('goodput').shown['goodput.rps']") == sim.show.report.number(last)
+    assert lesson.evaluate("window.pdsplit.figure('goodput').shown['goodput.rps']") == sim.show.numbers.number(last)
 
 
 

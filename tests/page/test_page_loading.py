@@ -7,7 +7,7 @@ import json
 import sim
 from conftest import BOOT_TIMEOUT, Watch
 from sim.show.figures import FIGURES
-from sim.show.report import shown
+from sim.show.numbers import shown
 from test_page_themes import LOW_CONTRAST
 
 STATUS = "() => document.getElementById('status').textContent"

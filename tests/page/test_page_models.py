@@ -13,7 +13,7 @@ import sim
 from sim.model.lab import DEFAULT_LAB
 from sim.settings import Settings
 from sim.show.figures import FIGURES
-from sim.show.report import shown
+from sim.show.numbers import shown
 from sim.show.states import group
 
 from conftest import BOOT_TIMEOUT, open_page, state_query

@@ -8,7 +8,7 @@ import pytest
 import sim
 from conftest import open_page
 from sim.show.curves import load_top
-from sim.show.report import shown
+from sim.show.numbers import shown
 
 PORTFOLIO = {"gpus": 3, "readers": 2, "chunk": 512}
 

@@ -5,7 +5,7 @@ import random
 import pytest
 
 import sim
-from sim.show.report import number, shown
+from sim.show.numbers import number, shown
 from sim.settings import FIELDS
 from sim.show.states import STATES
 

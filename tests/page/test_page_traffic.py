@@ -13,7 +13,7 @@ import sim
 from conftest import DIST, ROOT, open_page
 from sim.show.figures import FIGURES
 from sim.show.page import TRACE_FILE_BYTES
-from sim.show.report import shown
+from sim.show.numbers import shown
 from sim.show.states import group
 from sim.workload.tracefile import read_text
 from test_page_explorer import on_screen

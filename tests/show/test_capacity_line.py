@@ -8,7 +8,7 @@ import pytest
 
 import sim
 from sim.show.page import Page
-from sim.show.report import fill
+from sim.show.numbers import fill
 
 FIELD = re.compile(r"\{([^{}]*)\}")
 KEY = re.compile(r"capacity\.[a-z_0-9]+")  # as the page's showTemplate finds them

@@ -12,7 +12,7 @@ from conftest import ROOT
 
 import sim
 from sim.model import costs
-from sim.show.report import percent
+from sim.show.numbers import percent
 from sim.settings import Settings
 from sim.show.walkthrough import BUSY, SHORT_PROMPT, SLOW_LINK, limits
 from sim.workload.draws import Draws, Workload

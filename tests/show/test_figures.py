@@ -13,7 +13,7 @@ from conftest import ROOT
 import sim
 from sim.model import costs
 from sim.show.figures import FIGURES
-from sim.show.report import ms, percent
+from sim.show.numbers import ms, percent
 
 sys.path.insert(0, str(ROOT / "figures"))
 import export  # noqa: E402

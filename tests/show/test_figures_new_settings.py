@@ -17,7 +17,7 @@ from sim.model.instances import check
 from sim.show import chips
 from sim.show.figures import FIGURES
 from sim.show.page import Page
-from sim.show.report import ms
+from sim.show.numbers import ms
 from sim.show.stall import AFTER, BEFORE, figure_span
 
 # The spec's table "Figures a faithful simulator gives" (600 requests, seed 7).

@@ -16,7 +16,7 @@ from sim.model.watch import LONGEST
 from sim.settings import Settings
 from sim.show.figures import FIGURES
 from sim.show.page import Page
-from sim.show.report import percent
+from sim.show.numbers import percent
 
 KV = FIGURES["kv"]
 # the spec's rows with memory=kv that hold a lesson for this chart: the writers full; the

@@ -4,7 +4,7 @@ import pytest
 
 import sim
 from sim.model import costs
-from sim.show.report import ms, percent
+from sim.show.numbers import ms, percent
 from sim.show.walkthrough import break_even_link
 from sim.workload.draws import Draws, Workload
 

@@ -10,7 +10,8 @@ import pytest
 
 import sim
 from sim.show.page import Page, compare_message
-from sim.show.report import fill, headline, intro
+from sim.show.report import headline, intro
+from sim.show.numbers import fill
 
 # Settings at the model's defaults -> (headline template, its texts, intro templates, its
 # texts), as they were before the model's words.

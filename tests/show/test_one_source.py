@@ -7,7 +7,7 @@ import pytest
 import sim
 from sim.model import costs
 from sim.show.page import footer
-from sim.show.report import ms
+from sim.show.numbers import ms
 from sim.show.walkthrough import lesson
 
 

@@ -8,7 +8,8 @@ import sim
 from sim.settings import FIELDS
 from sim.show.figures import FIGURES
 from sim.show.page import Page
-from sim.show.report import HEADLINE, fill, shown
+from sim.show.report import HEADLINE
+from sim.show.numbers import fill, shown
 
 
 @pytest.fixture

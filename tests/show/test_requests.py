@@ -7,7 +7,7 @@ import pytest
 import sim
 from sim.show.figures import FIGURES
 from sim.show.ratio import readers_to_writers
-from sim.show.report import percent, rate
+from sim.show.numbers import percent, rate
 from sim.show.requests import counted, nice_width
 
 TRAFFIC = [{}, {"traffic": "azure-chat"}, {"traffic": "azure-code", "arrivals": "poisson", "trace_start": 2000},

@@ -8,7 +8,7 @@ import pytest
 import sim
 from sim.show.figures import FIGURES
 from sim.show.page import compare_message
-from sim.show.report import SETTLES
+from sim.show.numbers import SETTLES
 
 SHORT = "arrival_s,prompt_tokens,reply_tokens\n" + "".join(
     f"{k * 0.36:.2f},{300 + (k * 7919) % 3500},{5 + (k * 104729) % 400}\n" for k in range(12))

@@ -62,5 +62,6 @@ def test_recording_changes_nothing_else():
     work = Workload(Draws(7, 600), 4.0, 2000, 200)
     plain = sim.model.layouts.shared(work, sim.Settings())
     served, *_ = timeline.shared_gpu(work, sim.Settings())
-    assert [f - a for f, a in zip(served.first, work.arrivals[0::2])] == plain.ttft[:300]
-    assert served.max_gap == plain.max_gap[:300]
+    # GPU 0's jobs are requests 0, 2, 4, ... (alternate routing), which the run keeps by index
+    assert [f - a for f, a in zip(served.first, work.arrivals[0::2])] == plain.ttft[0::2]
+    assert served.max_gap == plain.max_gap[0::2]

@@ -8,7 +8,8 @@ import sim
 from sim.check.expected import setting_text
 from sim.show.curves import BEND, EXPLORER_RPS, POINTS, REFINE, load_top
 from sim.show.figures import FIGURES
-from sim.show.report import fill, intro
+from sim.show.report import intro
+from sim.show.numbers import fill
 
 
 def sentences(**settings):

@@ -5,7 +5,7 @@ the one that serves most; a p99 gap within its target says what it hides."""
 
 import sim
 from sim.show import chips, curves, ratio
-from sim.show.report import TAGGED
+from sim.show.numbers import TAGGED
 
 
 def plain(text):

@@ -12,32 +12,25 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 import oracle
 import sim
+from agreement import agree as same
 from sim.settings import CHIPS, FIELDS, Settings
 from sim.workload.tracefile import read_text
 from sim.workload.window import Window
 
-TIMES = ("ttft_p50", "ttft_p99", "ttft_max", "gap_p50", "gap_p99", "gap_max")
-TOLERANCE = 1e-6  # seconds, as for the lesson's traffic: only rounding differs
 SIZES = {"azure-chat": 19_366, "azure-code": 8_819}
 
 
 def agree(trace=None, **settings):
-    """The engine's compare and traffic summary against the oracle's (both refuse, or both
-    give the same numbers)."""
+    """The engine's compare, each request and the traffic summary against the oracle's (both
+    refuse, or both give the same numbers: tests/agreement.py)."""
     try:
-        want = oracle.compare(trace=trace, **settings)
+        oracle.requests_of(oracle.options(**settings), trace)  # (where a trace is refused)
     except oracle.Refused:
         with pytest.raises(ValueError):
             sim.Lab().compare(Settings(**settings), trace=trace)
         return None
-    lab = sim.Lab()
-    got = lab.compare(Settings(**settings), trace=trace)
-    assert set(got) - {"settings"} == set(want)
-    for layout in want:
-        assert got[layout]["good"] == want[layout]["good"], layout
-        for key in TIMES:
-            assert abs(got[layout][key] - want[layout][key]) <= TOLERANCE, (layout, key)
-    summary = lab.traffic(Settings(**settings), trace=trace)
+    got = same(Settings(**settings), trace)
+    summary = sim.Lab().traffic(Settings(**settings), trace=trace)
     assert {k: summary[k] for k in summary if k != "name"} == oracle.traffic(trace=trace, **settings)
     return got
 
