@@ -9,8 +9,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 BROWSER_FILE := $(VENV)/chromium-path
-# Test workers (pytest-xdist). The browser tests spend much of their time waiting on a page,
-# so three keep a 2-core machine busy; `make test JOBS=1` runs them one after another.
+# Test workers (pytest-xdist): two lanes of the browser's test files, and the rest spread over
+# every worker (tests/lanes.py); `make test JOBS=1` runs them one after another.
 JOBS ?= 3
 BROWSER_ENV = CHROMIUM=$$(cat $(BROWSER_FILE)) BROWSER_PATH=$$(cat $(BROWSER_FILE))
 
@@ -81,7 +81,7 @@ docs:
 
 # Every test, the browser's included, on JOBS workers; the 15 slowest are listed at the end.
 test: build
-	$(BROWSER_ENV) $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	$(BROWSER_ENV) $(PY) -m pytest -n $(JOBS)
 
 # docs/development.md's fast loop: every test that needs no browser and no build, on both cores.
 fast: setup

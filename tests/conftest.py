@@ -16,6 +16,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 import oracle
+from lanes import pytest_xdist_make_scheduler  # noqa: F401 (a hook: how make test shares the tests)
 from sim import check
 
 # The same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=explore for fresh ones.
@@ -56,20 +57,13 @@ def remember_the_oracle():
 remember_the_oracle()
 
 
-@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
-def pytest_collection_modifyitems(items):
+def pytest_itemcollected(item):
     """Every test that needs a browser or the built page is marked `browser`, so that the fast
     loop can leave them out: pytest -m "not browser".
 
-    Run in parallel (pytest-xdist, `make test`: -n with --dist loadgroup), the tests of one
-    file that drive a browser, or the checker's, stay together on one worker, in their order:
-    they share a booted page or a served copy of dist/ per module, and some take turns on it.
-    Every other test goes to whichever worker is free."""
-    for item in items:
-        if {"browser", "page", "site", "lesson", "strict_site"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.browser)
-        if item.get_closest_marker("browser") or item.nodeid.startswith("tests/check/"):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    Run in parallel (`make test`), the browser's files stay whole, in two lanes: tests/lanes.py."""
+    if {"browser", "page", "site", "lesson", "strict_site"} & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.browser)
 
 
 def chromium():
