@@ -152,7 +152,7 @@ def build_sim_wheel(out):
     return wheel.name
 
 
-def bake(lab):
+def bake(lab, meanwhile=lambda: None):
     """The named states (the lesson's, the explorer's, the traffic's, then the models'),
     computed natively: any result a label claims (a best ratio) from the same runs as its
     figure, then the numbers, then every figure the page draws of it.
@@ -160,11 +160,16 @@ def bake(lab):
     Baked side by side, a process a core, a piece (a state's numbers, or one of its figures)
     at a time: the models' states alone take minutes on one core (memory=kv's runs step every
     reply; "Memory pushes back"'s figure 9 alone over a minute). Each piece's runs are the
-    same wherever it runs, so the order of finishing changes no byte."""
+    same wherever it runs, so the order of finishing changes no byte.
+
+    meanwhile() runs in this process while they bake (the build's snapshot: Node booting,
+    snapshotting and checking Pyodide needs nothing baked, and run first it kept a core
+    idle); returns what it returned, and the states."""
     found = [(group, name, label, Settings().but(**changes)) for group, name, label, changes in named(lab)]
     pieces = [(i, key) for i, (_, _, _, s) in enumerate(found) for key in [None, *figures_of(s)]]
     workers = min(len(pieces), os.cpu_count() or 1)
     if workers < 2:
+        beside = meanwhile()
         done = {piece: bake_piece(found[piece[0]][3], piece[1], lab) for piece in pieces}
     else:
         # the long pieces first (the models' states, their rate searches), so that no long one
@@ -172,11 +177,16 @@ def bake(lab):
         order = sorted(pieces, key=lambda p: (found[p[0]][0] != "model", p[1] not in LONG))
         with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
             started = {piece: pool.submit(bake_piece, found[piece[0]][3], piece[1]) for piece in order}
+            try:
+                beside = meanwhile()
+            except BaseException:  # a snapshot refused ends the build now, not after the bake
+                pool.shutdown(cancel_futures=True)
+                raise
             done = {piece: future.result() for piece, future in started.items()}
-    return [{"name": name, "label": label, "group": group, "settings": s.as_dict(),
-             "compare": done[(i, None)],
-             "figures": {key: done[(i, key)] for key in figures_of(s)}}
-            for i, (group, name, label, s) in enumerate(found)]
+    return beside, [{"name": name, "label": label, "group": group, "settings": s.as_dict(),
+                     "compare": done[(i, None)],
+                     "figures": {key: done[(i, key)] for key in figures_of(s)}}
+                    for i, (group, name, label, s) in enumerate(found)]
 
 
 LONG = ("chips", "rate", "link", "prompt", "ratio")  # the figures of many rate searches
@@ -510,7 +520,8 @@ def build(out):
     out.mkdir(parents=True)
     copy_pyodide(out / pyodide, lock, micropip)
     wheel = build_sim_wheel(out)
-    snapshot_bytes = make_snapshot(out, pyodide, wheel)
+    # the snapshot is made and checked while the named states bake (Node beside the bake's processes)
+    snapshot_bytes, states = bake(Lab(), meanwhile=lambda: make_snapshot(out, pyodide, wheel))
     (out / "vendor").mkdir()
     shutil.copyfile(PLOTLY, out / "vendor" / PLOTLY.name)
     # gzipped beside it, for the page's service worker to unpack (web/sw.js): 1.2 MB become 0.4
@@ -521,7 +532,6 @@ def build(out):
     copy_docs(out / "docs")
     version = content_version(out, skip={SNAPSHOT}, inputs=[SNAPSHOT_MAKER])
     versioned(out, version)
-    states = bake(Lab())
     states_file = write_states(out, states)
     note_bake(out)
     (out / "index.html").write_text(render_page(states, wheel, version, pyodide, snapshot_bytes, states_file))
