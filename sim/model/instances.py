@@ -95,7 +95,7 @@ def chip(s, g):
     itself): of the readers' kind and power cap if its first GPU is one of the readers."""
     if g // s.tp * s.tp < s.readers:
         return instance(s.reader_gpu, s.reader_power, s.model, s.tp, s.costs)
-    return instance(s.writer_gpu, s.writer_power, s.model, s.tp, s.costs)
+    return writer_chip(s)
 
 
 def writer_chip(s):

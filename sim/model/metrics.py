@@ -95,8 +95,9 @@ def measure(run, counted=None):
         if counted is None:
             ttft, max_gap, pool = run.ttft, run.max_gap, GapPool.pooled(run)
         else:
-            ttft = [run.ttft[i] for i in sorted(counted)]
-            max_gap = [run.max_gap[i] for i in sorted(counted)]
+            order = sorted(counted)
+            ttft = [run.ttft[i] for i in order]
+            max_gap = [run.max_gap[i] for i in order]
             pool = GapPool.of(run, counted)
         n = len(ttft)
         if run.dropped:  # (a dropped request has no first word and no gaps)

@@ -2,7 +2,7 @@
 
 Request i of the workload is request i here, whichever instance served it and in whatever
 order: `ttft[i]`, its time to first word; `max_gap[i]`, its longest gap (0 for a one-word
-reply); `gaps(i)`, every gap it had; and None in `ttft[i]` and `max_gap[i]` if it was
+reply); `gaps_of()[i]`, every gap it had; and None in `ttft[i]` and `max_gap[i]` if it was
 dropped (memory=kv: it could never fit). A measure of requests (metrics.py) is therefore a
 function of these lists, whatever loops, routing or layout made them.
 
@@ -69,21 +69,13 @@ class Run:
         self.gaps += served.gaps
         self.gpus.append((served, requests))
 
-    def served(self):
-        """The indices of the requests served (not dropped), in order."""
-        return range(len(self.ttft)) if not self.dropped else \
-            [i for i, t in enumerate(self.ttft) if t is not None]
-
-    def gaps_of(self, requests=None):
-        """{request: its gaps, smallest first} for the given requests (every one served if
-        None), from its instance's Served: it must not have been measured (or be recorded)."""
-        wanted = None if requests is None else set(requests)
+    def gaps_of(self):
+        """{request: its gaps, smallest first} for every request served, from its instance's
+        Served: the run must not have been measured (or must be recorded)."""
         out = {}
         for served, given in self.gpus:
             firsts, spans, values, weights = served.spans()
             for j, i in enumerate(given):
-                if wanted is not None and i not in wanted:
-                    continue
                 mine = [] if firsts[j] is None else [firsts[j]]
                 lo, hi = spans[j]
                 if weights is None:

@@ -10,7 +10,6 @@ import sim
 from conftest import open_page
 from native import state_figure, state_message
 from sim.show.figures import FIGURES, SHOWN_WITH_A_TRACE
-from sim.show.page import compare_message
 from sim.show.numbers import fill
 from sim.show.states import found
 from sim.workload.tracefile import read_text
@@ -40,11 +39,6 @@ def load_short(page, tmp_path):
     page.wait_for_function("window.pdsplit.settings().traffic === 'own'")
     page.evaluate("window.pdsplit.settled()")
     return read_text(SHORT, "short.csv")
-
-
-def headline_of(lab, s):
-    message = compare_message(lab, s)
-    return fill(message["headline"], message["shown"])
 
 
 @pytest.fixture()
