@@ -90,6 +90,9 @@ def test_sliders_move_while_python_boots_and_latest_wins(browser, site):
             page.keyboard.press("ArrowRight")  # 200 -> 250 words, perhaps before Python is up
         assert page.evaluate("window.pdsplit.settings().reply") == 250
         page.evaluate("window.pdsplit.ready")
+        # Python may have been up before the keys (a snapshot boots in a second): `ready` then
+        # came with the defaults' numbers, and the keys' follow it
+        page.wait_for_function("window.pdsplit.result()?.settings.reply === 250")
         assert page.evaluate("window.pdsplit.result()") == sim.compare(reply=250)
         # A burst of settings: only the last may end up on screen.
         last = page.evaluate("""async () => {
